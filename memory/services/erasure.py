@@ -1,0 +1,121 @@
+"""Erasure: remove the owner's prose from every table while keeping opaque IDs and hashes.
+
+Rows stay (so journals, fences, rejections and later audits can still name them) but
+every text field that held the owner's words is emptied: belief subjects and statements,
+every revision snapshot, event part texts, people's names, the display name. Each
+erasure bumps the owner's erasure fence and journals an ``erased`` entry per belief, so
+derived work built on the erased sources is invalidated in the same transaction.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Iterable, Optional
+from uuid import UUID
+
+from django.db.models import Q
+
+from memory.errors import NotFound
+from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, OwnerToken, Person, Principal as PrincipalRow, Session
+from memory.services.owner_state import allocate, bump_erasure_fence, journal, lock_owner
+from veetbot.clock import utcnow
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+ERASED_SNAPSHOT = {"erased": True}
+
+
+def _erase_memories(principal: Principal, memory_ids: Iterable[UUID], now: datetime) -> int:
+    rows = list(Memory.objects.select_for_update().filter(id__in=list(memory_ids), erased_at__isnull=True).order_by("id"))
+    if not rows:
+        return 0
+    first_position = allocate(principal, positions=len(rows)).store_position
+    for offset, row in enumerate(rows):
+        row.subject = ""
+        row.statement = ""
+        row.entity_ids = []
+        row.status = "deleted"
+        row.erased_at = now
+        row.updated_at = now
+        row.content_revision += 1
+        row.store_position = first_position + offset
+    Memory.objects.bulk_update(
+        rows, ["subject", "statement", "entity_ids", "status", "erased_at", "updated_at", "content_revision", "store_position"],
+    )
+    ids = [row.id for row in rows]
+    MemoryRevision.objects.filter(memory_id__in=ids).update(snapshot=ERASED_SNAPSHOT)
+    journal(principal, [(row.id, "erased", row.content_revision) for row in rows], now)
+    return len(rows)
+
+
+def _erase_events(event_ids: list[UUID], now: datetime) -> int:
+    EventPart.objects.filter(event_id__in=event_ids).update(text="")
+    return Event.objects.filter(id__in=event_ids, erased_at__isnull=True).update(erased_at=now)
+
+
+def _memories_citing(event_ids: list[UUID]) -> set[UUID]:
+    return set(MemorySource.objects.filter(event_id__in=event_ids).values_list("memory_id", flat=True))
+
+
+def memory_erase(*, principal: Principal, memory_id: UUID, now: Optional[datetime] = None) -> None:
+    """Erase one belief (its cited messages stay: the owner erased the belief, not the talk)."""
+    now = now or utcnow()
+    with owner_context(principal):
+        lock_owner(principal)
+        if not _erase_memories(principal, [memory_id], now):
+            raise NotFound("memory")
+        bump_erasure_fence(principal, now)
+
+
+def session_erase(*, principal: Principal, session_id: UUID, now: Optional[datetime] = None) -> int:
+    """Erase a conversation, its messages and every belief formed from them or local to it."""
+    now = now or utcnow()
+    with owner_context(principal):
+        lock_owner(principal)
+        session = Session.objects.select_for_update().filter(id=session_id, erased_at__isnull=True).first()
+        if session is None:
+            raise NotFound("session")
+        event_ids = list(Event.objects.filter(session_id=session_id).values_list("id", flat=True))
+        local = set(Memory.objects.filter(scope=f"session:{session_id}").values_list("id", flat=True))
+        erased = _erase_memories(principal, _memories_citing(event_ids) | local, now)
+        _erase_events(event_ids, now)
+        session.erased_at = now
+        session.save(update_fields=["erased_at"])
+        bump_erasure_fence(principal, now)
+        return erased
+
+
+def person_erase(*, principal: Principal, person_id: UUID, now: Optional[datetime] = None) -> int:
+    """Erase a person: their name, their messages, and beliefs attributed to or about them."""
+    now = now or utcnow()
+    ref = f"person:{person_id}"
+    with owner_context(principal):
+        lock_owner(principal)
+        person = Person.objects.select_for_update().filter(id=person_id, erased_at__isnull=True).first()
+        if person is None:
+            raise NotFound("person")
+        event_ids = list(Event.objects.filter(speaker=ref).values_list("id", flat=True))
+        about = set(
+            Memory.objects.filter(Q(attribution=ref) | Q(entity_ids__contains=[ref])).values_list("id", flat=True)
+        )
+        erased = _erase_memories(principal, about | _memories_citing(event_ids), now)
+        _erase_events(event_ids, now)
+        person.name = ""
+        person.erased_at = now
+        person.save(update_fields=["name", "erased_at"])
+        bump_erasure_fence(principal, now)
+        return erased
+
+
+def principal_erase(*, principal: Principal, now: Optional[datetime] = None) -> int:
+    """Erase the whole bank: every belief, message and name; revoke every token."""
+    now = now or utcnow()
+    with owner_context(principal):
+        lock_owner(principal)
+        erased = _erase_memories(principal, Memory.objects.values_list("id", flat=True), now)
+        _erase_events(list(Event.objects.values_list("id", flat=True)), now)
+        Session.objects.filter(erased_at__isnull=True).update(erased_at=now)
+        Person.objects.update(name="", erased_at=now)
+        PrincipalRow.objects.update(display_name="")
+        OwnerToken.objects.filter(revoked_at__isnull=True).update(revoked_at=now)
+        bump_erasure_fence(principal, now)
+        return erased

@@ -1,0 +1,250 @@
+"""Writes of original beliefs: create, revise, reject, review, record usage.
+
+Each public function is one unit of work under ``owner_context``: it takes the owner
+lock, changes rows, writes the revision snapshot and the change-journal entry, and
+publishes to the invalidation hook — all in one transaction. Content changes increment
+``content_revision`` and move ``store_position``; usage-only changes do neither.
+"""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Iterable, Optional, Sequence
+from uuid import UUID
+
+from memory import claims
+from memory.domain import CONTENT_FIELDS, MemoryChanges, MemoryContent, MemoryDraft, MemoryView
+from memory.errors import Conflict, Invalid, NotFound
+from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, Rejection, Session
+from memory.selectors import memory_views, to_view
+from memory.services.owner_state import allocate, journal, lock_owner
+from veetbot.clock import utcnow
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+REJECTED_CLAIM = "claim was rejected by the owner"
+
+
+def content_snapshot(row: Memory) -> dict:
+    """The JSON form of a row's content fields, as stored in MemoryRevision."""
+    values = {name: getattr(row, name) for name in CONTENT_FIELDS}
+    values["entity_ids"] = tuple(values["entity_ids"])
+    snapshot = MemoryContent.model_construct(**values).model_dump(mode="json")
+    snapshot["review_rejected"] = row.review_rejected
+    return snapshot
+
+
+def _claim_of(content) -> str:
+    return claims.claim_sha256(
+        statement=content.statement, claim_kind=content.claim_kind,
+        polarity=content.polarity, attribution=content.attribution,
+    )
+
+
+def _check_sources(drafts: Sequence[MemoryDraft], *, owner_evidence_only: bool) -> list[str]:
+    """Every source must name a live event of this owner and one of that event's parts."""
+    part_ids = {ref.part for draft in drafts for ref in draft.sources}
+    parts = dict(EventPart.objects.filter(id__in=part_ids).values_list("id", "event_id"))
+    event_ids = {ref.event for draft in drafts for ref in draft.sources}
+    events = {e.id: e for e in Event.objects.filter(id__in=event_ids, erased_at__isnull=True)}
+    problems = []
+    for index, draft in enumerate(drafts):
+        for n, ref in enumerate(draft.sources):
+            where = f"memories[{index}].sources[{n}]"
+            event = events.get(ref.event)
+            if event is None:
+                problems.append(f"{where}.event: unknown event")
+            elif parts.get(ref.part) != ref.event:
+                problems.append(f"{where}.part: not a part of that event")
+            elif owner_evidence_only and (
+                event.kind != "user.message.created" or event.speaker != "owner" or event.excluded
+            ):
+                problems.append(f"{where}.event: not an owner message")
+        if len({ref.part for ref in draft.sources}) != len(draft.sources):
+            problems.append(f"memories[{index}].sources: repeated part")
+    return problems
+
+
+def _check_session_scopes(drafts: Sequence[MemoryDraft]) -> list[str]:
+    wanted = {d.scope.split(":", 1)[1] for d in drafts if d.scope.startswith("session:")}
+    known = {str(s) for s in Session.objects.filter(id__in=wanted, erased_at__isnull=True).values_list("id", flat=True)}
+    return [
+        f"memories[{i}].scope: unknown session"
+        for i, d in enumerate(drafts)
+        if d.scope.startswith("session:") and d.scope.split(":", 1)[1] not in known
+    ]
+
+
+def insert_memories(
+    principal: Principal, drafts: Sequence[MemoryDraft], now: datetime, *, owner_evidence_only: bool = False,
+) -> list[UUID]:
+    """Create beliefs in (created_at, id) order. Caller holds the owner context.
+
+    The one creation path: live creation passes one draft, import passes many, so both
+    allocate creation_sequence and write journal entries the same way.
+    """
+    lock_owner(principal)
+    problems = _check_sources(drafts, owner_evidence_only=owner_evidence_only) + _check_session_scopes(drafts)
+    if problems:
+        raise Invalid(problems)
+    hashes = [_claim_of(d) for d in drafts]
+    if Rejection.objects.filter(claim_sha256__in=set(hashes)).exists():
+        raise Conflict(REJECTED_CLAIM)
+
+    prepared = sorted(
+        ((d.created_at or now, d.id or uuid.uuid4(), d, h) for d, h in zip(drafts, hashes)),
+        key=lambda item: (item[0], item[1]),
+    )
+    block = allocate(principal, creations=len(prepared), positions=len(prepared))
+    owner = {"tenant_id": principal.tenant_id, "principal_id": principal.principal_id}
+    rows, sources, revisions = [], [], []
+    for offset, (created_at, memory_id, draft, claim_hash) in enumerate(prepared):
+        content = draft.model_dump(include=set(CONTENT_FIELDS))
+        content["entity_ids"] = list(content["entity_ids"])
+        rows.append(Memory(
+            id=memory_id, **owner, **content, created_at=created_at, updated_at=created_at,
+            content_revision=1, creation_sequence=block.creation_sequence + offset,
+            store_position=block.store_position + offset, claim_sha256=claim_hash,
+        ))
+        sources.extend(
+            MemorySource(**owner, memory_id=memory_id, event_id=ref.event, part_id=ref.part, position=n)
+            for n, ref in enumerate(draft.sources)
+        )
+        revisions.append(MemoryRevision(
+            **owner, memory_id=memory_id, revision=1, snapshot=content_snapshot(rows[-1]), recorded_at=now,
+        ))
+    Memory.objects.bulk_create(rows)
+    MemorySource.objects.bulk_create(sources)
+    MemoryRevision.objects.bulk_create(revisions)
+    journal(principal, [(row.id, "created", 1) for row in rows], now)
+    return [row.id for row in rows]
+
+
+def memory_create(
+    *, principal: Principal, draft: MemoryDraft, now: Optional[datetime] = None, owner_evidence_only: bool = False,
+) -> MemoryView:
+    """Create one belief with its sources; refuses a claim the owner rejected."""
+    now = now or utcnow()
+    with owner_context(principal):
+        (memory_id,) = insert_memories(principal, [draft], now, owner_evidence_only=owner_evidence_only)
+        return memory_views([Memory.objects.get(id=memory_id)])[0]
+
+
+def locked_memory(memory_id: UUID) -> Memory:
+    row = Memory.objects.select_for_update().filter(id=memory_id, erased_at__isnull=True).first()
+    if row is None:
+        raise NotFound("memory")
+    return row
+
+
+def apply_content_change(principal: Principal, row: Memory, values: dict, now: datetime, *, kind: str = "revised") -> bool:
+    """Write changed content fields as a new content revision. Caller holds the owner lock.
+
+    Returns False (and writes nothing) when nothing actually changes.
+    """
+    changed = {name: value for name, value in values.items() if getattr(row, name) != value}
+    if not changed:
+        return False
+    for name, value in changed.items():
+        setattr(row, name, value)
+    # Re-validate the whole content: a partial change must not produce an invalid belief.
+    try:
+        content = MemoryContent.model_validate({name: getattr(row, name) for name in CONTENT_FIELDS})
+    except ValueError as error:
+        raise Invalid([f"{e['loc'][0] if e['loc'] else 'memory'}: {e['msg']}" for e in error.errors()])
+    new_claim = _claim_of(content)
+    if new_claim != row.claim_sha256 and kind == "revised" and row.status == "active":
+        if Rejection.objects.filter(claim_sha256=new_claim).exists():
+            raise Conflict(REJECTED_CLAIM)
+    row.claim_sha256 = new_claim
+    row.content_revision += 1
+    row.store_position = allocate(principal, positions=1).store_position
+    row.updated_at = now
+    row.save()
+    MemoryRevision.objects.create(
+        tenant_id=principal.tenant_id, principal_id=principal.principal_id, memory_id=row.id,
+        revision=row.content_revision, snapshot=content_snapshot(row), recorded_at=now,
+    )
+    journal(principal, [(row.id, kind, row.content_revision)], now)
+    return True
+
+
+def _changes_to_values(changes: MemoryChanges) -> dict:
+    values = changes.model_dump(exclude_unset=True, exclude={"clear_expiry"})
+    values = {k: v for k, v in values.items() if v is not None}
+    if "entity_ids" in values:
+        values["entity_ids"] = list(values["entity_ids"])
+    if changes.clear_expiry:
+        values["expires_at"] = None
+    return values
+
+
+def memory_revise(
+    *, principal: Principal, memory_id: UUID, changes: MemoryChanges,
+    expected_revision: Optional[int] = None, now: Optional[datetime] = None,
+) -> MemoryView:
+    """Change content fields; each real change is one new content revision."""
+    now = now or utcnow()
+    with owner_context(principal):
+        lock_owner(principal)
+        row = locked_memory(memory_id)
+        if expected_revision is not None and row.content_revision != expected_revision:
+            raise Conflict("stale content revision")
+        values = _changes_to_values(changes)
+        kind = {"retracted": "retracted", "expired": "expired"}.get(values.get("status", ""), "revised")
+        apply_content_change(principal, row, values, now, kind=kind)
+        return memory_views([row])[0]
+
+
+def memory_reject(*, principal: Principal, memory_id: UUID, now: Optional[datetime] = None) -> MemoryView:
+    """The owner says "not true": retract the belief and block re-creating its claim."""
+    now = now or utcnow()
+    with owner_context(principal):
+        lock_owner(principal)
+        row = locked_memory(memory_id)
+        Rejection.objects.get_or_create(
+            tenant_id=principal.tenant_id, principal_id=principal.principal_id, claim_sha256=row.claim_sha256,
+            defaults={"memory_id": row.id, "created_at": now},
+        )
+        apply_content_change(principal, row, {"status": "retracted", "review_rejected": True}, now, kind="retracted")
+        return memory_views([row])[0]
+
+
+def memory_review(*, principal: Principal, memory_id: UUID, action: str, now: Optional[datetime] = None) -> MemoryView:
+    """Owner review actions on an original.
+
+    mark_reviewed and dismiss set review flags (not content); not_true rejects the
+    claim; not_here keeps the belief but stops it crossing scopes (portable=False,
+    a content change).
+    """
+    now = now or utcnow()
+    if action == "not_true":
+        return memory_reject(principal=principal, memory_id=memory_id, now=now)
+    with owner_context(principal):
+        lock_owner(principal)
+        row = locked_memory(memory_id)
+        if action == "mark_reviewed":
+            row.reviewed_at = now
+            row.save(update_fields=["reviewed_at"])
+        elif action == "dismiss":
+            row.dismissed_at = now
+            row.save(update_fields=["dismissed_at"])
+        elif action == "not_here":
+            apply_content_change(principal, row, {"portable": False}, now)
+        else:
+            raise Invalid("action: unknown review action")
+        return memory_views([row])[0]
+
+
+def memory_record_usage(
+    *, principal: Principal, memory_ids: Iterable[UUID], now: Optional[datetime] = None, utility_gain: float = 0.1,
+) -> int:
+    """Usage only: raise utility (capped at 1) and stamp last_used_at. No revision, no position."""
+    from django.db.models import F, Value
+    from django.db.models.functions import Least
+
+    now = now or utcnow()
+    with owner_context(principal):
+        return Memory.objects.filter(id__in=list(memory_ids), erased_at__isnull=True).update(
+            last_used_at=now, utility=Least(F("utility") + Value(utility_gain), Value(1.0)),
+        )

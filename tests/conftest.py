@@ -1,0 +1,77 @@
+"""Test database and shared fixtures.
+
+The suite runs against the embedded PostgreSQL. Django's test runner would create the
+test database through the ``default`` alias, but that alias is the runtime role, which
+may not create databases or run migrations; so the database is created and migrated
+here through the ``owner`` alias, exactly as production migrates.
+
+Ordinary tests run inside a rolled-back transaction on the runtime role. Tests that
+need real concurrency (several connections, committed data) take ``live_db``, which
+commits for real and truncates everything through the owner alias afterwards.
+"""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connections
+
+from veetbot.identity import Principal
+
+ALIASES = ("default", "owner")
+
+
+def _point_at(name: str) -> None:
+    for alias in ALIASES:
+        connections[alias].close()
+        settings.DATABASES[alias]["NAME"] = name
+        connections[alias].settings_dict["NAME"] = name
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_blocker):
+    test_name = settings.DATABASES["owner"]["TEST"]["NAME"]
+    with django_db_blocker.unblock():
+        with connections["owner"]._nodb_cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{test_name}" WITH (FORCE)')
+            cursor.execute(f'CREATE DATABASE "{test_name}"')
+        _point_at(test_name)
+        call_command("migrate", database="owner", verbosity=0, interactive=False)
+    yield
+    with django_db_blocker.unblock():
+        for alias in ALIASES:
+            connections[alias].close()
+        with connections["owner"]._nodb_cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{test_name}" WITH (FORCE)')
+
+
+def truncate_all() -> None:
+    with connections["owner"].cursor() as cursor:
+        cursor.execute(
+            "SELECT string_agg(format('%I', tablename), ', ') FROM pg_tables"
+            " WHERE schemaname = 'public' AND tablename <> 'django_migrations'"
+        )
+        (tables,) = cursor.fetchone()
+        cursor.execute(f"TRUNCATE {tables} CASCADE")
+
+
+@pytest.fixture
+def live_db(django_db_setup, django_db_blocker):
+    """Real commits on real connections; everything is truncated afterwards."""
+    with django_db_blocker.unblock():
+        yield
+        for alias in ALIASES:
+            connections[alias].close()
+        truncate_all()
+
+
+@pytest.fixture
+def now() -> datetime:
+    return datetime(2026, 9, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def new_principal() -> Principal:
+    return Principal(tenant_id=uuid.uuid4(), principal_id=uuid.uuid4())

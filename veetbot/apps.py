@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class VeetbotConfig(AppConfig):
+    name = "veetbot"
+    verbose_name = "Veetbot project"

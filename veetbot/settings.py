@@ -1,0 +1,161 @@
+"""Settings, read from the environment in one place. Each value has a documented default.
+
+Feature flags are booleans ("true" enables) and default off in production; the quick
+start turns on what the demo needs and says so.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from veetbot.database import data_dir, database_settings
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+def _secret_key() -> str:
+    """VEETBOT_SECRET_KEY, else a random key kept in the git-ignored data directory."""
+    if key := os.environ.get("VEETBOT_SECRET_KEY"):
+        return key
+    path = data_dir(BASE_DIR) / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_flag("VEETBOT_DEBUG")
+ALLOWED_HOSTS = os.environ.get("VEETBOT_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+
+INSTALLED_APPS = [
+    "veetbot",  # first, so its `migrate` (which runs as the owner role) wins
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "memory",
+    "recall",
+    "reconsolidation",
+    "review_ui",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "veetbot.urls"
+WSGI_APPLICATION = "veetbot.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = database_settings(BASE_DIR)
+DATABASE_ROUTERS = ["veetbot.db_router.RuntimeRoleRouter"]
+# The role the application connects as: LOGIN, no superuser, no BYPASSRLS, owns nothing.
+VEETBOT_RUNTIME_ROLE = DATABASES["default"]["USER"]
+VEETBOT_RUNTIME_PASSWORD = DATABASES["default"]["PASSWORD"]
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+STATIC_URL = "static/"
+
+# --- Feature flags -----------------------------------------------------------------
+AGENT_MEMORY_API_ENABLED = env_flag("AGENT_MEMORY_API_ENABLED")
+AGENT_MEMORY_RECONSOLIDATION_API_ENABLED = env_flag("AGENT_MEMORY_RECONSOLIDATION_API_ENABLED")
+AGENT_MEMORY_RECONSOLIDATION_ENABLED = env_flag("AGENT_MEMORY_RECONSOLIDATION_ENABLED")
+AGENT_MEMORY_RECONSOLIDATION_MODE = os.environ.get("AGENT_MEMORY_RECONSOLIDATION_MODE", "reviewed")
+AGENT_MEMORY_SEMANTIC_ENABLED = env_flag("AGENT_MEMORY_SEMANTIC_ENABLED")
+
+# --- Bounds of the originals API and sweeps (names carry their unit) ------------------
+MEMORY_PAGE_DEFAULT_ITEMS = 50
+MEMORY_PAGE_MAX_ITEMS = 100
+IDEMPOTENCY_KEY_MAX_CHARS = 128
+MEMORY_STATEMENT_MAX_CHARS = 4000
+MEMORY_SUBJECT_MAX_CHARS = 200
+EVENT_PART_MAX_CHARS = 20000
+EVENT_MAX_PARTS = 32
+# Daily decay: unused non-USER memories lose utility; below the floor they retire.
+MEMORY_DECAY_UNUSED_DAYS = env_int("MEMORY_DECAY_UNUSED_DAYS", 30)
+MEMORY_DECAY_FACTOR = float(os.environ.get("MEMORY_DECAY_FACTOR", "0.9"))
+MEMORY_DECAY_FLOOR = float(os.environ.get("MEMORY_DECAY_FLOOR", "0.2"))
+IMPORT_BATCH_ROWS = 2000
+
+# --- REST framework -------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["veetbot.auth.OwnerTokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["veetbot.auth.HasOwnerScopes"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "veetbot.api_errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Veetbot memory API",
+    "DESCRIPTION": "Owner-scoped memory bank: originals, recall and reconsolidation.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# --- Celery ---------------------------------------------------------------------------
+# Without a broker, tasks run inline (the embedded default needs no Redis).
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = (
+    {
+        "memory-expire-due": {"task": "memory.tasks.expire_due_all", "schedule": 300.0},
+        "memory-decay-due": {"task": "memory.tasks.decay_due_all", "schedule": 86400.0},
+    }
+    if CELERY_BROKER_URL
+    else {}
+)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("VEETBOT_LOG_LEVEL", "WARNING")},
+}
