@@ -11,6 +11,7 @@ commits for real and truncates everything through the owner alias afterwards.
 """
 from __future__ import annotations
 
+import os
 import uuid
 from datetime import datetime, timezone
 
@@ -33,7 +34,8 @@ def _point_at(name: str) -> None:
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_blocker):
-    test_name = settings.DATABASES["owner"]["TEST"]["NAME"]
+    # One database per test process, so parallel runs never drop each other's.
+    test_name = f'{settings.DATABASES["owner"]["TEST"]["NAME"]}_{os.getpid()}'
     with django_db_blocker.unblock():
         with connections["owner"]._nodb_cursor() as cursor:
             cursor.execute(f'DROP DATABASE IF EXISTS "{test_name}" WITH (FORCE)')

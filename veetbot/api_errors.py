@@ -1,13 +1,17 @@
 """The API's one error envelope: ``{"error": {"code": ..., "details": [...]}}``.
 
-Details never echo request content or private text: they name fields and problems only.
-Foreign, unknown and above-ceiling IDs are all ``not_found`` so nothing leaks existence.
+Details never echo request content or private text: each names a field (a dotted path
+into the body, a query parameter or a header) and a problem (a short code or a fixed
+phrase). Foreign, unknown and above-ceiling IDs are all ``not_found`` so nothing leaks
+existence. Service errors (``memory.errors``) map here too, so views never translate them.
 """
 from __future__ import annotations
 
+import re
+
+from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from django.http import Http404
 
 
 class ApiError(exceptions.APIException):
@@ -35,6 +39,15 @@ class Conflict(ApiError):
 
 
 NO_STORE = "private, no-store"
+ERROR_CODES = (
+    "validation_error", "authorization_error", "not_found", "conflict", "method_not_allowed",
+    "not_acceptable", "rate_limited", "error",
+)
+
+
+def problem(field: str, what: str) -> dict:
+    """One detail entry: which field, what is wrong with it (never its value)."""
+    return {"field": field, "problem": what}
 
 
 def error_response(code: str, http_status: int, details: list | None = None) -> Response:
@@ -43,9 +56,45 @@ def error_response(code: str, http_status: int, details: list | None = None) -> 
     return response
 
 
+# Services name nested paths like ``memories[0].sources[1].event``; a single-belief API
+# body has no ``memories`` list, so the prefix goes and indices become dotted segments.
+_BATCH_PREFIX = re.compile(r"^memories\[\d+\]\.?")
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def _service_problem(text: str) -> dict:
+    field, sep, what = text.partition(": ")
+    if not sep:
+        return problem("body", text)
+    field = _INDEX.sub(r".\1", _BATCH_PREFIX.sub("", field)) or "body"
+    return problem(field, what)
+
+
+# Conflicts from services carry fixed messages; the API answers with a stable code.
+_CONFLICT_PROBLEMS = {
+    "claim was rejected by the owner": problem("statement", "rejected_claim"),
+    "stale content revision": problem("content_revision", "stale"),
+}
+
+
+def _service_error(exc) -> Response | None:
+    from memory import errors
+
+    if isinstance(exc, errors.Invalid):
+        return error_response("validation_error", 400, [_service_problem(p) for p in exc.problems])
+    if isinstance(exc, errors.NotFound):
+        return error_response("not_found", 404)
+    if isinstance(exc, errors.Conflict):
+        known = _CONFLICT_PROBLEMS.get(str(exc))
+        return error_response("conflict", 409, [known] if known else [])
+    return None
+
+
 def exception_handler(exc, context):
     if isinstance(exc, ApiError):
         return error_response(exc.code, exc.status_code, exc.details)
+    if (service := _service_error(exc)) is not None:
+        return service
     if isinstance(exc, Http404) or isinstance(exc, exceptions.NotFound):
         return error_response("not_found", 404)
     if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
@@ -58,6 +107,10 @@ def exception_handler(exc, context):
         return error_response("validation_error", 400)
     if isinstance(exc, exceptions.MethodNotAllowed):
         return error_response("method_not_allowed", 405)
+    if isinstance(exc, exceptions.NotAcceptable):
+        return error_response("not_acceptable", 406)
     if isinstance(exc, exceptions.Throttled):
         return error_response("rate_limited", 429)
+    if isinstance(exc, exceptions.APIException):
+        return error_response("error", exc.status_code)
     return None

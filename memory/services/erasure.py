@@ -85,7 +85,12 @@ def session_erase(*, principal: Principal, session_id: UUID, now: Optional[datet
 
 
 def person_erase(*, principal: Principal, person_id: UUID, now: Optional[datetime] = None) -> int:
-    """Erase a person: their name, their messages, and beliefs attributed to or about them."""
+    """Erase a person: their name, their messages, beliefs attributed to or about them
+    (by attribution or entity ID) and the messages those beliefs cite.
+
+    A mention of the person in some unrelated message that no belief about them cites
+    is not found: there is no name recognition here, only recorded links.
+    """
     now = now or utcnow()
     ref = f"person:{person_id}"
     with owner_context(principal):
@@ -93,10 +98,13 @@ def person_erase(*, principal: Principal, person_id: UUID, now: Optional[datetim
         person = Person.objects.select_for_update().filter(id=person_id, erased_at__isnull=True).first()
         if person is None:
             raise NotFound("person")
-        event_ids = list(Event.objects.filter(speaker=ref).values_list("id", flat=True))
         about = set(
             Memory.objects.filter(Q(attribution=ref) | Q(entity_ids__contains=[ref])).values_list("id", flat=True)
         )
+        # Their own messages, and the messages that evidenced beliefs about them; every
+        # belief citing an erased message goes too, since its evidence is gone.
+        cited = MemorySource.objects.filter(memory_id__in=about).values_list("event_id", flat=True)
+        event_ids = list(set(Event.objects.filter(speaker=ref).values_list("id", flat=True)) | set(cited))
         erased = _erase_memories(principal, about | _memories_citing(event_ids), now)
         _erase_events(event_ids, now)
         person.name = ""

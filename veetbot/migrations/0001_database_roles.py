@@ -17,6 +17,9 @@ def _role_sql() -> list[str]:
         f"""
         DO $$
         BEGIN
+          IF '{role}' = current_user THEN
+            RAISE EXCEPTION 'the runtime role must not be the migrating (owner) role';
+          END IF;
           IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}') THEN
             CREATE ROLE "{role}" {login} NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE NOINHERIT;
           ELSE

@@ -1,0 +1,61 @@
+"""The quick start: embedded database, demo owner, demo bank, then the web server.
+
+Idempotent: a second run reuses the database, owner and bank (the import is a no-op) and
+issues a fresh token. It turns on AGENT_MEMORY_API_ENABLED for the server it starts, and
+says so.
+"""
+import json
+import os
+import time
+import uuid
+from io import StringIO
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+DEMO_TENANT = uuid.UUID("00000000-0000-4000-8000-00000000d3e0")
+DEMO_PRINCIPAL = uuid.UUID("00000000-0000-4000-8000-0000000000a1")
+DEMO_BANK = Path(settings.BASE_DIR) / "evals" / "fixtures" / "demo-bank.json"
+
+
+class Command(BaseCommand):
+    help = "Set up the demo (migrate, demo owner, demo bank) and serve the API on 127.0.0.1."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", type=int, default=8000, help="port to serve on (default 8000)")
+        parser.add_argument("--no-serve", action="store_true", help="set up, print the summary, do not serve")
+        parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    def handle(self, *args, **options):
+        started = time.monotonic()
+        call_command("migrate", verbosity=0, interactive=False)
+        out = StringIO()
+        call_command("create_owner", tenant=DEMO_TENANT, principal=DEMO_PRINCIPAL, name="Demo owner", json=True, stdout=out)
+        owner = json.loads(out.getvalue())
+        out = StringIO()
+        call_command("import_memory_bank", str(DEMO_BANK), owner=f"{DEMO_TENANT}/{DEMO_PRINCIPAL}", json=True, stdout=out)
+        imported = json.loads(out.getvalue())
+        url = f"http://127.0.0.1:{options['port']}/v1/memories?ceiling=restricted"
+        summary = {
+            "owner": f"{DEMO_TENANT}/{DEMO_PRINCIPAL}", "token": owner["token"], "url": url,
+            "imported": imported, "setup_seconds": round(time.monotonic() - started, 2),
+            "flags_enabled": ["AGENT_MEMORY_API_ENABLED"],
+        }
+        if options["json"]:
+            self.stdout.write(json.dumps(summary))
+        else:
+            self.stdout.write(
+                f"Demo owner {summary['owner']}: imported {imported['memories']} new memories "
+                f"({summary['setup_seconds']} s).\n"
+                "Turned on for this server: AGENT_MEMORY_API_ENABLED=true\n"
+                f"Token (shown once): {owner['token']}\n"
+                f"Try: curl -H 'Authorization: Bearer {owner['token']}' '{url}'\n"
+            )
+        if options["no_serve"]:
+            return
+        os.environ["AGENT_MEMORY_API_ENABLED"] = "true"
+        settings.AGENT_MEMORY_API_ENABLED = True
+        self.stdout.write(f"Serving on http://127.0.0.1:{options['port']}/ (Ctrl-C to stop)")
+        call_command("runserver", f"127.0.0.1:{options['port']}", use_reloader=False)
