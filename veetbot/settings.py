@@ -144,10 +144,12 @@ CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_UR
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = "UTC"
+MEMORY_EXPIRY_SWEEP_INTERVAL_SECONDS = float(os.environ.get("MEMORY_EXPIRY_SWEEP_INTERVAL_SECONDS", 300))
+MEMORY_DECAY_SWEEP_INTERVAL_SECONDS = float(os.environ.get("MEMORY_DECAY_SWEEP_INTERVAL_SECONDS", 86400))
 CELERY_BEAT_SCHEDULE = (
     {
-        "memory-expire-due": {"task": "memory.tasks.expire_due_all", "schedule": 300.0},
-        "memory-decay-due": {"task": "memory.tasks.decay_due_all", "schedule": 86400.0},
+        "memory-expire-due": {"task": "memory.tasks.expire_due_all", "schedule": MEMORY_EXPIRY_SWEEP_INTERVAL_SECONDS},
+        "memory-decay-due": {"task": "memory.tasks.decay_due_all", "schedule": MEMORY_DECAY_SWEEP_INTERVAL_SECONDS},
     }
     if CELERY_BROKER_URL
     else {}
