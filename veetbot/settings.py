@@ -119,6 +119,25 @@ MEMORY_DECAY_FACTOR = float(os.environ.get("MEMORY_DECAY_FACTOR", "0.9"))
 MEMORY_DECAY_FLOOR = float(os.environ.get("MEMORY_DECAY_FLOOR", "0.2"))
 IMPORT_BATCH_ROWS = 2000
 
+# --- Recall ---------------------------------------------------------------------------
+RECALL_MAX_ITEMS = 20  # default item budget of one recall
+RECALL_MAX_TOKENS = 2000  # default token budget (deterministic estimate)
+RECALL_ARM_MIN_CANDIDATES = 64  # each arm keeps max(max_items * 8, this)
+RECALL_ARM_ITEMS_FACTOR = 8
+RECALL_RRF_K = int(os.environ.get("RECALL_RRF_K", 60))
+RECALL_ENCODER = os.environ.get("RECALL_ENCODER", "minilm")  # minilm | openai
+RECALL_OPENAI_BASE_URL = os.environ.get("RECALL_OPENAI_BASE_URL", "https://api.openai.com/v1")
+RECALL_OPENAI_MODEL = os.environ.get("RECALL_OPENAI_MODEL", "text-embedding-3-small")
+RECALL_ENCODER_BATCH_ITEMS = 64
+RECALL_ENCODER_TIMEOUT_SECONDS = 30.0
+RECALL_QUERY_CACHE_ENTRIES = 128
+RECALL_QUERY_CACHE_SECONDS = 300
+RECALL_BACKFILL_BATCH_ITEMS = 64
+RECALL_HNSW_EF_SEARCH = 100
+RECALL_HNSW_MAX_SCAN_TUPLES = 20000
+# Below this many vectors for an owner, exact search is used (set by measurement).
+RECALL_EXACT_SEARCH_MAX_VECTORS = int(os.environ.get("RECALL_EXACT_SEARCH_MAX_VECTORS", 20000))
+
 # --- REST framework -------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["veetbot.auth.OwnerTokenAuthentication"],

@@ -1,0 +1,69 @@
+"""Rows owned by recall: the semantic index and content-free recall traces.
+
+Both are owner-scoped with forced row-level security (see the migrations). Neither
+holds source prose: a vector is derived navigation data keyed to one content revision
+of one original, and a trace holds only IDs, names and digests.
+"""
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from pgvector.django import VectorField
+
+EMBEDDING_DIMENSIONS = 384
+
+
+class MemoryVector(models.Model):
+    """One embedding of one content revision of one original in one embedding space.
+
+    The space is the embedding tuple (provider, model, model revision, dimensions,
+    text version); ``space`` is its digest. A vector is valid only while its
+    ``content_revision`` equals the original's, and retrieval rejoins on that equality.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant_id = models.UUIDField()
+    principal_id = models.UUIDField()
+    memory = models.ForeignKey("memory.Memory", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    content_revision = models.PositiveIntegerField()
+    space = models.CharField(max_length=64)
+    provider = models.CharField(max_length=40)
+    model = models.CharField(max_length=200)
+    model_revision = models.CharField(max_length=100)
+    dimensions = models.PositiveSmallIntegerField()
+    text_version = models.CharField(max_length=40)
+    text_sha256 = models.CharField(max_length=64)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["memory", "space"], name="memoryvector_memory_space_unique")]
+
+
+class RecallTrace(models.Model):
+    """What one recall did, without what it read: policy, mode, channel and opaque IDs."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant_id = models.UUIDField()
+    principal_id = models.UUIDField()
+    created_at = models.DateTimeField()
+    surface = models.CharField(max_length=20)  # api | cli | eval | context
+    policy = models.CharField(max_length=40)
+    selection_mode = models.CharField(max_length=20)
+    channel = models.CharField(max_length=10)
+    requested_channel = models.CharField(max_length=10)
+    fallback_reason = models.CharField(max_length=40, blank=True)
+    space = models.CharField(max_length=64, blank=True)
+    ceiling = models.CharField(max_length=12)
+    max_items = models.PositiveSmallIntegerField()
+    max_tokens = models.PositiveIntegerField()
+    as_of = models.DateTimeField(null=True)
+    candidate_ids = ArrayField(models.UUIDField(), default=list)
+    dense_ids = ArrayField(models.UUIDField(), default=list)
+    ranked_ids = ArrayField(models.UUIDField(), default=list)
+    rendered_ids = ArrayField(models.UUIDField(), default=list)
+    rendered_sha256 = models.CharField(max_length=64)
+    rendered_tokens = models.PositiveIntegerField()
+    elapsed_ms = models.FloatField()
