@@ -85,6 +85,8 @@ def _service_error(exc) -> Response | None:
     if isinstance(exc, errors.NotFound):
         return error_response("not_found", 404)
     if isinstance(exc, errors.Conflict):
+        if hasattr(exc, "api_field") and hasattr(exc, "api_problem"):
+            return error_response("conflict", 409, [problem(exc.api_field, exc.api_problem)])
         known = _CONFLICT_PROBLEMS.get(str(exc))
         return error_response("conflict", 409, [known] if known else [])
     return None

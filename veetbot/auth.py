@@ -57,10 +57,11 @@ class OwnerTokenAuthentication(authentication.BaseAuthentication):
 class HasOwnerScopes(permissions.BasePermission):
     """Grant a method only to an owner holding the scope the view declares for it.
 
-    Views declare ``required_scopes = {"GET": "memory.read", ...}``. HEAD needs GET's
-    scope. A method the view implements but declares no scope for is refused, so a new
-    handler cannot become reachable by accident; a method the view does not implement
-    passes here so the caller gets 405.
+    Views declare ``required_scopes = {"GET": "memory.read", ...}``; a value may also be
+    a tuple of scopes that are all needed. HEAD needs GET's scope. A method the view
+    implements but declares no scope for is refused, so a new handler cannot become
+    reachable by accident; a method the view does not implement passes here so the
+    caller gets 405.
     """
 
     def has_permission(self, request, view) -> bool:
@@ -71,4 +72,5 @@ class HasOwnerScopes(permissions.BasePermission):
         required = getattr(view, "required_scopes", {}).get(method)
         if required is None:
             return request.method not in getattr(view, "allowed_methods", ())
-        return required in user.scopes
+        needed = {required} if isinstance(required, str) else set(required)
+        return needed <= user.scopes

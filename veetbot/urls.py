@@ -1,9 +1,16 @@
 """URL map. API routes check their feature flag per request, so the flag can change
-without re-importing URLs and a disabled surface answers not_found like an unknown route."""
+without re-importing URLs and a disabled surface answers not_found like an unknown route.
+
+Order matters under /v1/: recall's ``memories/search`` before memory's
+``memories/<id>``, and the enveloped catch-all for unknown routes last.
+"""
 from django.contrib import admin
 from django.urls import include, path
 
+from memory.api.urls import unknown_routes
+
 urlpatterns = [
     path("v1/", include("memory.api.urls")),
+    path("v1/", include(unknown_routes)),  # keep last among the /v1 includes
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,150 @@
+"""Output shapes of the owner API (DRF serializers that render domain values) and the
+OpenAPI documentation of its request bodies.
+
+Output serializers are the rendering: views pass domain values (``MemoryView``,
+``SessionView``, ``EventView``) straight in, so the documented response is the response.
+The field order of ``MemorySerializer`` is the wire order and is kept byte-stable; later
+issues add fields elsewhere, never change these.
+
+Request bodies are *parsed* by the strict pydantic models in ``memory.api.inputs``; the
+request serializers here only document them (a test keeps names and required-ness in
+step) and are never used to validate. With COMPONENT_SPLIT_REQUEST their components are
+named ``MemoryCreateRequest`` and so on.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import serializers
+
+from memory import vocabulary as v
+from memory.api import inputs
+from veetbot.api_errors import ERROR_CODES
+
+
+# --- responses -------------------------------------------------------------------------
+
+class SourceSerializer(serializers.Serializer):
+    event = serializers.UUIDField()
+    part = serializers.UUIDField()
+
+
+class MemorySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    subject = serializers.CharField()
+    statement = serializers.CharField()
+    belief_type = serializers.ChoiceField(choices=v.BELIEF_TYPES)
+    claim_kind = serializers.ChoiceField(choices=v.CLAIM_KINDS)
+    polarity = serializers.ChoiceField(choices=v.POLARITIES)
+    derivation = serializers.ChoiceField(choices=v.DERIVATIONS)
+    attribution = serializers.CharField(help_text="owner or person:<uuid>")
+    authority = serializers.ChoiceField(choices=v.AUTHORITIES)
+    sensitivity = serializers.ChoiceField(choices=v.SENSITIVITIES)
+    scope = serializers.CharField(help_text="user, project:<name> or session:<uuid>")
+    portable = serializers.BooleanField()
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0)
+    evidence_at = serializers.DateTimeField()
+    valid_from = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    entity_ids = serializers.ListField(child=serializers.CharField())
+    status = serializers.ChoiceField(choices=v.STATUSES)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    content_revision = serializers.IntegerField()
+    creation_sequence = serializers.IntegerField()
+    store_position = serializers.IntegerField()
+    utility = serializers.FloatField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    reviewed_at = serializers.DateTimeField(allow_null=True)
+    dismissed_at = serializers.DateTimeField(allow_null=True)
+    sources = SourceSerializer(many=True)
+
+
+class MemoryPageSerializer(serializers.Serializer):
+    items = MemorySerializer(many=True)
+    next_cursor = serializers.CharField(
+        allow_null=True, help_text="Opaque; pass back as ?cursor= with the same filters and ceiling.",
+    )
+
+
+class SessionSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    scope = serializers.CharField(help_text="user, project:<name> or session:<this session's id>")
+    started_at = serializers.DateTimeField()
+
+
+class EventPartSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    text = serializers.CharField()
+
+
+class EventSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    session = serializers.UUIDField()
+    kind = serializers.ChoiceField(choices=v.EVENT_KINDS)
+    speaker = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    excluded = serializers.BooleanField()
+    parts = EventPartSerializer(many=True)
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    field = serializers.CharField(help_text="A body path (dotted), query parameter or header name.")
+    problem = serializers.CharField(help_text="A problem code or fixed phrase; never a submitted value.")
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=ERROR_CODES)
+    details = ErrorDetailSerializer(many=True)
+
+
+class ErrorEnvelopeSerializer(serializers.Serializer):
+    error = ErrorSerializer()
+
+
+# --- request bodies (documentation only; parsing is memory.api.inputs) ---------------------
+
+def _aware(help_text: str) -> serializers.DateTimeField:
+    return serializers.DateTimeField(required=False, allow_null=True, help_text=help_text + " ISO 8601 with an offset.")
+
+
+class MemoryCreateSerializer(serializers.Serializer):
+    subject = serializers.CharField(min_length=1, max_length=settings.MEMORY_SUBJECT_MAX_CHARS)
+    statement = serializers.CharField(min_length=1, max_length=settings.MEMORY_STATEMENT_MAX_CHARS)
+    belief_type = serializers.ChoiceField(choices=v.BELIEF_TYPES)
+    sources = SourceSerializer(
+        many=True, min_length=1, max_length=inputs.MAX_SOURCES,
+        help_text="Parts of the owner's own user.message.created events.",
+    )
+    polarity = serializers.ChoiceField(choices=v.POLARITIES, required=False, default="affirmed")
+    sensitivity = serializers.ChoiceField(choices=v.SENSITIVITIES, required=False, default="internal")
+    scope = serializers.RegexField(v.SCOPE.pattern, required=False, default="user")
+    portable = serializers.BooleanField(required=False, default=True)
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=1.0)
+    valid_from = _aware("Defaults to now.")
+    evidence_at = _aware("Defaults to now.")
+    expires_at = _aware("Must be after valid_from.")
+    entity_ids = serializers.ListField(
+        child=serializers.CharField(min_length=1, max_length=200), required=False,
+        max_length=inputs.MAX_ENTITY_IDS,
+    )
+
+
+class MemoryReviewSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=("mark_reviewed", "not_true", "not_here", "dismiss"))
+
+
+class SessionCreateSerializer(serializers.Serializer):
+    scope = serializers.RegexField(
+        inputs.SESSION_SCOPE, help_text="user, project:<name>, or session (local to this session)",
+    )
+    started_at = _aware("Defaults to now.")
+
+
+class EventAppendSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=v.EVENT_KINDS)
+    speaker = serializers.RegexField(v.SPEAKER.pattern, help_text="owner, assistant, tool or person:<uuid>")
+    parts = serializers.ListField(
+        child=serializers.CharField(min_length=1, max_length=settings.EVENT_PART_MAX_CHARS),
+        min_length=1, max_length=settings.EVENT_MAX_PARTS,
+    )
+    created_at = _aware("Defaults to now.")

@@ -1,0 +1,304 @@
+"""HTTP views of the owner API under /v1.
+
+Each view is thin: parse (``memory.api.parsing`` / ``inputs``), call one selector or
+service, render with an output serializer. Every write goes through
+``memory.services.receipts.idempotent_write`` so its Idempotency-Key receipt commits with
+it. Views never touch the ORM, never log or echo a token, and never name an owner other
+than the authenticated one.
+
+The whole surface answers not_found while ``AGENT_MEMORY_API_ENABLED`` is off (checked
+per request, before authentication), and every response — errors included — is
+``Cache-Control: private, no-store``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.renderers import OpenApiJsonRenderer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memory import selectors, services, vocabulary
+from memory.api import cursors, inputs, parsing, schema
+from memory.api.serializers import (
+    EventAppendSerializer, EventSerializer, MemoryCreateSerializer, MemoryPageSerializer,
+    MemoryReviewSerializer, MemorySerializer, SessionCreateSerializer, SessionSerializer,
+)
+from memory.services import ceilings, receipts
+from veetbot import api_errors
+from veetbot.clock import utcnow
+from veetbot.identity import SCOPE_READ, SCOPE_WRITE, Principal
+from veetbot.rls import owner_context
+
+# "all" lists every live status; erased beliefs ("deleted") do not exist for readers.
+LIST_STATUSES = ("active", "retracted", "expired", "all")
+DEFAULT_LIST_STATUS = "active"
+
+
+class ApiSurface:
+    """The behaviour every /v1 view shares: the feature flag and no-store caching."""
+
+    def initial(self, request, *args, **kwargs):
+        if not settings.AGENT_MEMORY_API_ENABLED:
+            raise api_errors.NotFound()
+        super().initial(request, *args, **kwargs)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        response["Cache-Control"] = api_errors.NO_STORE
+        return response
+
+
+class OwnerApiView(ApiSurface, APIView):
+    http_method_names = ["get", "post", "delete", "head"]
+    required_scopes: dict[str, Any] = {}
+
+    @property
+    def principal(self) -> Principal:
+        return self.request.user.principal
+
+
+def _ceiling() -> parsing.Param:
+    return parsing.Param(parsing.choice(vocabulary.SENSITIVITIES), required=True)
+
+
+def _respond(outcome: receipts.Outcome, serializer) -> Response:
+    data = None if outcome.value is None else serializer(outcome.value).data
+    response = Response(data, status=outcome.status_code)
+    if outcome.replayed:
+        response["Idempotency-Replayed"] = "true"
+    return response
+
+
+class MemoryCollectionView(OwnerApiView):
+    required_scopes = {"GET": SCOPE_READ, "POST": SCOPE_WRITE}
+
+    @extend_schema(
+        operation_id="memories_list", tags=["memories"],
+        summary="List memories, newest store position first, in cursor pages.",
+        parameters=[
+            schema.CEILING,
+            OpenApiParameter("status", str, enum=list(LIST_STATUSES), default=DEFAULT_LIST_STATUS,
+                             description="all = every status except erased."),
+            OpenApiParameter("belief_type", str, enum=list(vocabulary.BELIEF_TYPES)),
+            OpenApiParameter("scope", str, pattern=vocabulary.SCOPE.pattern),
+            OpenApiParameter("limit", int, description=(
+                f"Page size, 1-{settings.MEMORY_PAGE_MAX_ITEMS} (default {settings.MEMORY_PAGE_DEFAULT_ITEMS}).")),
+            OpenApiParameter("cursor", str, description=(
+                "next_cursor of the previous page; valid only with the same owner, filters and ceiling.")),
+        ],
+        responses={200: MemoryPageSerializer, **schema.READ_ERRORS},
+    )
+    def get(self, request):
+        q = parsing.query(request, {
+            "ceiling": _ceiling(),
+            "status": parsing.Param(parsing.choice(LIST_STATUSES), default=DEFAULT_LIST_STATUS),
+            "belief_type": parsing.Param(parsing.choice(vocabulary.BELIEF_TYPES)),
+            "scope": parsing.Param(parsing.matching(vocabulary.SCOPE)),
+            "limit": parsing.Param(parsing.bounded_int(1, settings.MEMORY_PAGE_MAX_ITEMS),
+                                   default=settings.MEMORY_PAGE_DEFAULT_ITEMS),
+            "cursor": parsing.Param(str),  # judged by cursors.decode, as one "invalid"
+        })
+        filters = {"status": q["status"], "belief_type": q["belief_type"], "scope": q["scope"]}
+        bound_to = cursors.fingerprint(principal=self.principal, ceiling=q["ceiling"], filters=filters)
+        after = cursors.decode(q["cursor"], bound_to=bound_to) if q["cursor"] is not None else None
+        with owner_context(self.principal):
+            rows = selectors.memory_page(
+                ceiling=q["ceiling"], limit=q["limit"] + 1, after=after,
+                status=None if q["status"] == "all" else q["status"],
+                belief_type=q["belief_type"], scope=q["scope"],
+            )
+        page = rows[: q["limit"]]
+        next_cursor = (
+            cursors.encode(store_position=page[-1].store_position, memory_id=page[-1].id, bound_to=bound_to)
+            if len(rows) > q["limit"] else None
+        )
+        return Response(MemoryPageSerializer({"items": page, "next_cursor": next_cursor}).data)
+
+    @extend_schema(
+        operation_id="memories_create", tags=["memories"],
+        summary="Remember something the owner said: an explicit USER memory citing the owner's own message.",
+        parameters=[schema.IDEMPOTENCY_KEY, schema.REPLAYED],
+        request=MemoryCreateSerializer,
+        responses={201: MemorySerializer, **schema.WRITE_ERRORS},
+    )
+    def post(self, request):
+        parsing.query(request, {})
+        key = parsing.idempotency_key(request)
+        body, data = parsing.body(request, inputs.MemoryCreate)
+        principal, now = self.principal, utcnow()
+
+        def write() -> receipts.Written:
+            # The draft is built only for a first run: a replay must not re-judge defaults
+            # ("now") against a later clock.
+            draft = body.to_draft(now)
+            created = services.memory_create(principal=principal, draft=draft, now=now, owner_evidence_only=True)
+            return receipts.written(201, "memory", created)
+
+        outcome = receipts.idempotent_write(
+            principal=principal, key=key, now=now, write=write,
+            request_sha256=receipts.request_sha256(route="memories.create", params={}, body=data),
+        )
+        return _respond(outcome, MemorySerializer)
+
+
+class MemoryDetailView(OwnerApiView):
+    required_scopes = {"GET": SCOPE_READ, "DELETE": SCOPE_WRITE}
+
+    @extend_schema(
+        operation_id="memories_retrieve", tags=["memories"], summary="One memory, if visible under the ceiling.",
+        parameters=[schema.path_id("memory_id", "memory"), schema.CEILING],
+        responses={200: MemorySerializer, **schema.READ_ERRORS},
+    )
+    def get(self, request, memory_id: str):
+        memory_id = parsing.path_id(memory_id)
+        q = parsing.query(request, {"ceiling": _ceiling()})
+        with owner_context(self.principal):
+            memory = selectors.memory_get(memory_id=memory_id, ceiling=q["ceiling"])
+        return Response(MemorySerializer(memory).data)
+
+    @extend_schema(
+        operation_id="memories_erase", tags=["memories"],
+        summary="Erase a memory (its text is removed for good; the cited messages stay).",
+        description="Answers 204 with no body; a replay with the same Idempotency-Key answers 204 again.",
+        parameters=[schema.path_id("memory_id", "memory"), schema.CEILING, schema.IDEMPOTENCY_KEY, schema.REPLAYED],
+        request=None,
+        responses={204: OpenApiResponse(description="Erased."), **schema.WRITE_ERRORS},
+    )
+    def delete(self, request, memory_id: str):
+        memory_id = parsing.path_id(memory_id)
+        q = parsing.query(request, {"ceiling": _ceiling()})
+        key = parsing.idempotency_key(request)
+        parsing.no_body(request)
+        principal, now = self.principal, utcnow()
+
+        def write() -> receipts.Written:
+            ceilings.memory_erase_within_ceiling(
+                principal=principal, memory_id=memory_id, ceiling=q["ceiling"], now=now,
+            )
+            return receipts.Written(status_code=204, resource_kind="memory", resource_id=memory_id)
+
+        outcome = receipts.idempotent_write(
+            principal=principal, key=key, now=now, write=write,
+            request_sha256=receipts.request_sha256(
+                route="memories.erase", params={"memory_id": str(memory_id), "ceiling": q["ceiling"]}, body=None,
+            ),
+        )
+        return _respond(outcome, MemorySerializer)
+
+
+class MemoryReviewView(OwnerApiView):
+    # Review answers with the memory's content, so it needs read as well as write.
+    required_scopes = {"POST": (SCOPE_READ, SCOPE_WRITE)}
+
+    @extend_schema(
+        operation_id="memories_review", tags=["memories"],
+        summary="Owner review: mark_reviewed, not_true (retract and block the claim), "
+                "not_here (stop it crossing scopes), dismiss.",
+        parameters=[schema.path_id("memory_id", "memory"), schema.CEILING, schema.IDEMPOTENCY_KEY, schema.REPLAYED],
+        request=MemoryReviewSerializer,
+        responses={200: MemorySerializer, **schema.WRITE_ERRORS},
+    )
+    def post(self, request, memory_id: str):
+        memory_id = parsing.path_id(memory_id)
+        q = parsing.query(request, {"ceiling": _ceiling()})
+        key = parsing.idempotency_key(request)
+        body, data = parsing.body(request, inputs.MemoryReview)
+        principal, now = self.principal, utcnow()
+
+        def write() -> receipts.Written:
+            reviewed = ceilings.memory_review_within_ceiling(
+                principal=principal, memory_id=memory_id, action=body.action, ceiling=q["ceiling"], now=now,
+            )
+            return receipts.written(200, "memory", reviewed)
+
+        outcome = receipts.idempotent_write(
+            principal=principal, key=key, now=now, write=write, ceiling=q["ceiling"],
+            request_sha256=receipts.request_sha256(
+                route="memories.review", params={"memory_id": str(memory_id), "ceiling": q["ceiling"]}, body=data,
+            ),
+        )
+        return _respond(outcome, MemorySerializer)
+
+
+class SessionCollectionView(OwnerApiView):
+    required_scopes = {"POST": SCOPE_WRITE}
+
+    @extend_schema(
+        operation_id="sessions_create", tags=["sessions"], summary="Open a conversation.",
+        parameters=[schema.IDEMPOTENCY_KEY, schema.REPLAYED],
+        request=SessionCreateSerializer,
+        responses={201: SessionSerializer, **schema.WRITE_ERRORS},
+    )
+    def post(self, request):
+        parsing.query(request, {})
+        key = parsing.idempotency_key(request)
+        body, data = parsing.body(request, inputs.SessionCreate)
+        principal, now = self.principal, utcnow()
+
+        def write() -> receipts.Written:
+            session = services.session_create(principal=principal, scope=body.scope, started_at=body.started_at or now)
+            return receipts.written(201, "session", session)
+
+        outcome = receipts.idempotent_write(
+            principal=principal, key=key, now=now, write=write,
+            request_sha256=receipts.request_sha256(route="sessions.create", params={}, body=data),
+        )
+        return _respond(outcome, SessionSerializer)
+
+
+class SessionEventsView(OwnerApiView):
+    required_scopes = {"POST": SCOPE_WRITE}
+
+    @extend_schema(
+        operation_id="sessions_events_create", tags=["sessions"],
+        summary="Record one message (or tool result) with ordered text parts; each part gets a stable ID to cite.",
+        parameters=[schema.path_id("session_id", "session"), schema.IDEMPOTENCY_KEY, schema.REPLAYED],
+        request=EventAppendSerializer,
+        responses={201: EventSerializer, **schema.WRITE_ERRORS},
+    )
+    def post(self, request, session_id: str):
+        session_id = parsing.path_id(session_id)
+        parsing.query(request, {})
+        key = parsing.idempotency_key(request)
+        body, data = parsing.body(request, inputs.EventAppend)
+        principal, now = self.principal, utcnow()
+
+        def write() -> receipts.Written:
+            event = services.event_append(
+                principal=principal, session_id=session_id, kind=body.kind, speaker=body.speaker,
+                parts=list(body.parts), created_at=body.created_at, now=now,
+            )
+            return receipts.written(201, "event", event)
+
+        outcome = receipts.idempotent_write(
+            principal=principal, key=key, now=now, write=write,
+            request_sha256=receipts.request_sha256(
+                route="sessions.events.create", params={"session_id": str(session_id)}, body=data,
+            ),
+        )
+        return _respond(outcome, EventSerializer)
+
+
+class SchemaView(ApiSurface, SpectacularAPIView):
+    """The OpenAPI document (JSON). Public while the API is enabled: it holds no owner data."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    renderer_classes = [OpenApiJsonRenderer]
+
+
+class UnknownRouteView(ApiSurface, APIView):
+    """For a catch-all placed after every /v1 include: unknown routes answer in the envelope."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    schema = None  # not part of the documented API
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        raise api_errors.NotFound()

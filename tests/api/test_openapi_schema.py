@@ -1,0 +1,134 @@
+"""The OpenAPI document: valid, served, and complete for every owner route."""
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.validation import validate_schema
+from rest_framework import serializers as drf
+
+from memory.api import inputs
+from memory.api import serializers as out
+from memory.domain import EventView, MemoryView, SessionView
+
+ROUTES = {
+    ("/v1/memories", "get"): {"200": "MemoryPage"},
+    ("/v1/memories", "post"): {"201": "Memory"},
+    ("/v1/memories/{memory_id}", "get"): {"200": "Memory"},
+    ("/v1/memories/{memory_id}", "delete"): {"204": None},
+    ("/v1/memories/{memory_id}/review", "post"): {"200": "Memory"},
+    ("/v1/sessions", "post"): {"201": "Session"},
+    ("/v1/sessions/{session_id}/events", "post"): {"201": "Event"},
+}
+REQUESTS = {
+    ("/v1/memories", "post"): "MemoryCreateRequest",
+    ("/v1/memories/{memory_id}/review", "post"): "MemoryReviewRequest",
+    ("/v1/sessions", "post"): "SessionCreateRequest",
+    ("/v1/sessions/{session_id}/events", "post"): "EventAppendRequest",
+}
+WRITES = {key for key in ROUTES if key[1] in {"post", "delete"}}
+
+
+@pytest.fixture(scope="module")
+def document() -> dict:
+    return SchemaGenerator().get_schema(request=None, public=True)
+
+
+def _ref(content: dict) -> str:
+    return content["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+
+
+def test_schema_is_valid_openapi(document):
+    validate_schema(document)
+
+
+def test_schema_generates_without_warnings(tmp_path):
+    call_command("spectacular", "--validate", "--fail-on-warn", "--format", "openapi-json",
+                 "--file", str(tmp_path / "schema.json"))
+
+
+def test_every_route_is_documented_with_its_response_shape(document):
+    documented = {(path, method) for path, item in document["paths"].items() for method in item}
+    assert set(ROUTES) <= documented
+    for (path, method), responses in ROUTES.items():
+        operation = document["paths"][path][method]
+        for status, component in responses.items():
+            response = operation["responses"][status]
+            if component is None:
+                assert "content" not in response
+            else:
+                assert _ref(response["content"]) == component
+        assert operation["security"] == [{"ownerToken": []}]
+
+
+def test_every_body_route_documents_its_request_shape(document):
+    for (path, method), component in REQUESTS.items():
+        body = document["paths"][path][method]["requestBody"]
+        assert body["required"] is True and _ref(body["content"]) == component
+
+
+def test_every_route_documents_the_error_envelope(document):
+    envelope = document["components"]["schemas"]["ErrorEnvelope"]
+    assert envelope["required"] == ["error"]
+    error = document["components"]["schemas"]["Error"]
+    assert set(error["properties"]) == {"code", "details"}
+    for (path, method) in ROUTES:
+        responses = document["paths"][path][method]["responses"]
+        expected = {"400", "401", "403", "404"} | ({"409"} if (path, method) in WRITES else set())
+        assert expected <= set(responses)
+        for status in expected:
+            assert _ref(responses[status]["content"]) == "ErrorEnvelope"
+
+
+def test_every_write_documents_the_required_idempotency_key_header(document):
+    for path, method in WRITES:
+        parameters = document["paths"][path][method]["parameters"]
+        (key,) = [p for p in parameters if p["name"] == "Idempotency-Key"]
+        assert key["in"] == "header" and key["required"] is True
+
+
+def test_reads_review_and_delete_document_the_required_ceiling(document):
+    for path, method in [("/v1/memories", "get"), ("/v1/memories/{memory_id}", "get"),
+                         ("/v1/memories/{memory_id}", "delete"), ("/v1/memories/{memory_id}/review", "post")]:
+        (ceiling,) = [p for p in document["paths"][path][method]["parameters"] if p["name"] == "ceiling"]
+        assert ceiling["required"] is True and set(ceiling["schema"]["enum"]) == {"public", "internal", "sensitive", "restricted"}
+
+
+def test_list_documents_its_filters_and_cursor(document):
+    names = {p["name"] for p in document["paths"]["/v1/memories"]["get"]["parameters"]}
+    assert names == {"ceiling", "status", "belief_type", "scope", "limit", "cursor"}
+
+
+def test_bearer_scheme_is_documented(document):
+    assert document["components"]["securitySchemes"]["ownerToken"]["scheme"] == "bearer"
+
+
+@pytest.mark.parametrize("documented,parsed", [
+    (out.MemoryCreateSerializer, inputs.MemoryCreate),
+    (out.MemoryReviewSerializer, inputs.MemoryReview),
+    (out.SessionCreateSerializer, inputs.SessionCreate),
+    (out.EventAppendSerializer, inputs.EventAppend),
+    (out.SourceSerializer, inputs.Source),
+])
+def test_documented_request_bodies_match_the_parsers(documented, parsed):
+    fields = documented().fields
+    assert set(fields) == set(parsed.model_fields)
+    for name, field in fields.items():
+        assert field.required == parsed.model_fields[name].is_required(), name
+
+
+@pytest.mark.parametrize("documented,value", [
+    (out.MemorySerializer, MemoryView), (out.SessionSerializer, SessionView), (out.EventSerializer, EventView),
+])
+def test_documented_responses_match_the_domain_values(documented, value):
+    assert list(documented().fields) == list(value.model_fields)
+    assert all(not isinstance(f, drf.SerializerMethodField) for f in documented().fields.values())
+
+
+def test_schema_is_served_without_a_token(api):
+    response = api.get("/v1/schema")
+    assert response.status_code == 200 and response["Cache-Control"] == "private, no-store"
+    assert response["Content-Type"].startswith("application/vnd.oai.openapi+json")
+    served = response.json()
+    assert "/v1/memories" in served["paths"] and "/v1/schema" not in served["paths"]
+    validate_schema(served)
