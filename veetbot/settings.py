@@ -133,6 +133,9 @@ RECALL_ENCODER_TIMEOUT_SECONDS = 30.0
 RECALL_QUERY_CACHE_ENTRIES = 128
 RECALL_QUERY_CACHE_SECONDS = 300
 RECALL_BACKFILL_BATCH_ITEMS = 64
+# Beat backfill (only when a broker is configured and semantic recall is on):
+RECALL_BACKFILL_INTERVAL_SECONDS = float(os.environ.get("RECALL_BACKFILL_INTERVAL_SECONDS", 600))
+RECALL_BACKFILL_MAX_ITEMS_PER_OWNER = env_int("RECALL_BACKFILL_MAX_ITEMS_PER_OWNER", 2000)
 RECALL_HNSW_EF_SEARCH = 100
 RECALL_HNSW_MAX_SCAN_TUPLES = 20000
 # Below this many vectors for an owner, exact search is used (set by measurement).
@@ -169,6 +172,12 @@ CELERY_BEAT_SCHEDULE = (
     {
         "memory-expire-due": {"task": "memory.tasks.expire_due_all", "schedule": MEMORY_EXPIRY_SWEEP_INTERVAL_SECONDS},
         "memory-decay-due": {"task": "memory.tasks.decay_due_all", "schedule": MEMORY_DECAY_SWEEP_INTERVAL_SECONDS},
+        "recall-backfill-vectors": {
+            "task": "recall.tasks.backfill_vectors_all",
+            "schedule": RECALL_BACKFILL_INTERVAL_SECONDS,
+            "kwargs": {"max_items_per_owner": RECALL_BACKFILL_MAX_ITEMS_PER_OWNER},
+            "options": {"expires": RECALL_BACKFILL_INTERVAL_SECONDS},  # drop queued runs that went stale
+        },
     }
     if CELERY_BROKER_URL
     else {}
