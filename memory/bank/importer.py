@@ -151,15 +151,16 @@ def _quiet(stage: str, done: int, total: int) -> None:
 
 
 def _check_references_immediately(immediate: bool) -> None:
-    """Check the owner-bound foreign keys (deferred until commit by default) as each batch is
-    written, while the rows they lock are still in shared buffers.
+    """Check the owner-bound foreign keys (deferred until commit by default) statement by
+    statement, while the rows they lock are fresh in shared buffers.
 
-    Deferred to commit, a large import re-reads every referenced row long after it was
-    written and dirties it again for the FOR KEY SHARE lock; once the bank outgrows
-    shared_buffers that turned a 100k-memory commit into many minutes of page eviction.
-    Every write below is in dependency order, so immediate checks cannot fail spuriously.
-    Switched back afterwards because the setting outlives this block in an outer
-    transaction (on error the savepoint rollback restores it).
+    Measured on the embedded server: with the checks left to COMMIT, a 50k-memory import
+    committed in 7 s but a 100k one was still committing after 10 minutes (every check
+    re-reads and re-dirties, for its FOR KEY SHARE lock, a row written long before); with
+    immediate checks the whole 100k import took 6 minutes. Writes below go in dependency
+    order, so an immediate check cannot fail where a deferred one would pass. The setting
+    is switched back because it would outlive this block in an outer transaction (a
+    savepoint rollback restores it on error).
     """
     with connection.cursor() as cursor:
         cursor.execute(f"SET CONSTRAINTS ALL {'IMMEDIATE' if immediate else 'DEFERRED'}")

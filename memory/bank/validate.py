@@ -349,8 +349,8 @@ class _Walk:
                 self.bad(f"{path}.portable", "must be true or false")
         if "confidence" in item:
             confidence = item["confidence"]
-            # bool is an int in Python, but true is not a confidence.
-            if type(confidence) not in (int, float) or not math.isfinite(confidence):
+            # bool is an int in Python, but true is not a confidence (hence type(), not isinstance).
+            if not (type(confidence) is int or (type(confidence) is float and math.isfinite(confidence))):
                 self.bad(f"{path}.confidence", "must be a number")
             elif not 0 <= confidence <= 1:
                 self.bad(f"{path}.confidence", "outside [0, 1]")

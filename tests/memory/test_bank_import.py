@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 
 from memory import hooks, services
 from memory.bank import memory_bank_import
@@ -84,6 +85,23 @@ def test_duplicate_json_key_is_refused_with_its_path(db, principal, doc):
 def test_duplicate_top_level_key_is_refused(db, principal, doc):
     text = docs.dumps(doc).decode().replace('"format": "memory-bank@1"', '"format": "memory-bank@1", "format": "memory-bank@1"')
     assert refused(principal, text) == ["format: duplicate key"]
+
+
+def test_deeply_nested_json_is_refused(db, principal):
+    assert refused(principal, b"[" * 100_000 + b"]" * 100_000) == ["$: not valid JSON: nested too deeply"]
+
+
+def test_duplicate_keys_are_found_anywhere_even_inside_unknown_fields(db, principal, doc):
+    doc["memories"][0]["notes"] = {"a": 1}
+    text = docs.dumps(doc).decode().replace('{"a": 1}', '{"a": 1, "a": 2}')
+    assert refused(principal, text) == ["memories[0].notes.a: duplicate key", "memories[0].notes: unknown field"]
+
+
+@pytest.mark.parametrize("literal", ["1e400", "1" + "0" * 400, "-Infinity"], ids=["overflow", "huge-int", "infinity"])
+def test_numbers_beyond_floats_are_refused(db, principal, doc, literal):
+    text = docs.dumps(doc).decode().replace('"confidence": 0.9', f'"confidence": {literal}', 1)
+    expected = "outside [0, 1]" if literal.startswith("1" + "0") else "must be a number"
+    assert refused(principal, text) == [f"memories[0].confidence: {expected}"]
 
 
 def test_nan_is_not_a_number(db, principal, doc):
@@ -781,3 +799,53 @@ def test_command_draws_progress_only_on_a_terminal(db, principal, doc, tmp_path)
     call_command("import_memory_bank", write(tmp_path, docs.small_bank()), "--owner", principal.label,
                  stdout=io.StringIO(), stderr=terminal)
     assert "memories   100% [" in terminal.getvalue() and terminal.getvalue().endswith("\r\x1b[K")
+
+
+# -- robustness: no input makes the validator fail other than by listing problems -----------
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40)
+    | st.sampled_from(["user", "owner", "person:", "session:", "2026-09-01T09:00:00Z", "2026-09-01T09:00:00"]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    max_leaves=12,
+)
+
+
+def _slots(value, path=()):
+    """Every (container path) in ``value`` that can be replaced."""
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _slots(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _slots(item, path + (index,))
+
+
+_SMALL_BANK = docs.small_bank()
+_SLOTS = list(_slots(_SMALL_BANK))
+
+
+@hypothesis_settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(slot=st.sampled_from(_SLOTS), value=_JSON, drop=st.booleans())
+def test_any_replaced_or_dropped_value_yields_problems_not_errors(slot, value, drop):
+    from memory.bank.parse import Problems, parse_document
+    from memory.bank.validate import validate_document
+
+    document = docs.copy_of(_SMALL_BANK)
+    if not slot:
+        document = value
+    else:
+        parent = document
+        for step in slot[:-1]:
+            parent = parent[step]
+        if drop and isinstance(parent, dict):
+            del parent[slot[-1]]
+        else:
+            parent[slot[-1]] = value
+    problems = Problems()
+    parsed = parse_document(json.dumps(document), problems)
+    validate_document(parsed, problems)
+    for line in problems.lines():
+        path, _, message = line.partition(": ")
+        assert path and message, line

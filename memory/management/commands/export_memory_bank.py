@@ -2,6 +2,7 @@
 ``memory.bank.memory_bank_export``. The document goes to stdout unless ``--output`` names a
 file, which is written beside itself and renamed into place only when complete."""
 import os
+import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -21,7 +22,8 @@ class _Verbatim:
 
 class Command(BaseCommand):
     help = ("Export one owner's memory bank as memory-bank@1 (erased rows and deleted memories are "
-            "left out); importing it into a fresh owner reproduces the same export.")
+            "left out). Importing it into a fresh owner (of another database: IDs are unique across "
+            "owners) reproduces the same export; re-importing it into this owner is a no-op.")
 
     def add_arguments(self, parser):
         parser.add_argument("--owner", required=True, metavar="TENANT_UUID/PRINCIPAL_UUID", help="the owner to export")
@@ -32,7 +34,12 @@ class Command(BaseCommand):
         principal = parse_owner(options["owner"])
         path = options["output"]
         if not path or path == "-":
-            memory_bank_export(principal=principal, out=_Verbatim(self.stdout))
+            try:
+                memory_bank_export(principal=principal, out=_Verbatim(self.stdout))
+            except BrokenPipeError:
+                # The reader went away (e.g. `| head`): stop quietly, as other CLI tools do.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                sys.exit(1)
             return
         partial = f"{path}.partial"
         try:
