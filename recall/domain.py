@@ -18,7 +18,16 @@ from memory.domain import SourceRef
 Channel = Literal["hybrid", "dense", "sparse"]
 SelectionMode = Literal["relevance", "recent"]
 Sensitivity = Literal["public", "internal", "sensitive", "restricted"]
+Surface = Literal["api", "cli", "eval", "context"]  # who asked; recorded on the trace
+# Why the effective channel differs from the requested one ("" when it does not):
+# semantic_disabled (AGENT_MEMORY_SEMANTIC_ENABLED off), encoder_unavailable (no encoder,
+# or it failed or gave an unusable vector), recent_selection (the legacy mode has no
+# semantic arm). A fallback is never a dense observation.
+FallbackReason = Literal["", "semantic_disabled", "encoder_unavailable", "recent_selection"]
 TEXT_VERSION = "memory-text@1"  # subject + statement, no inferred labels
+QUERY_MAX_CHARS = 2000
+MAX_ITEMS_BOUND = 100  # the largest item budget any caller may ask for
+MAX_TOKENS_BOUND = 32000  # the largest token budget any caller may ask for
 
 
 class Value(BaseModel):
@@ -46,10 +55,10 @@ def memory_text(subject: str, statement: str) -> str:
 
 
 class RecallRequest(Value):
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = Field(min_length=1, max_length=QUERY_MAX_CHARS)
     ceiling: Sensitivity
-    max_items: int = Field(default=20, ge=1, le=100)
-    max_tokens: int = Field(default=2000, ge=1, le=32000)
+    max_items: int = Field(default=20, ge=1, le=MAX_ITEMS_BOUND)
+    max_tokens: int = Field(default=2000, ge=1, le=MAX_TOKENS_BOUND)
     as_of: Optional[AwareDatetime] = None
     channel: Optional[Channel] = None  # None: the configured default
     # The scope the recall happens in: local scopes never cross; user scope admits
@@ -81,10 +90,21 @@ class RecallItem(Value):
 
 
 class RecallStages(Value):
+    """IDs of the actual permitted read, per stage, for evaluators (never serialized).
+
+    candidate_ids: the deduplicated union of the arms' lists (lexical, structured,
+    semantic — or recent); dense_ids: the semantic arm in cosine order; ranked_ids: the
+    fused order after the rejoin, before the context budget; rendered_ids: what the budget
+    kept. lexical_ids / structured_ids: the sparse arms' own lists, for attributing each
+    channel's contribution.
+    """
+
     candidate_ids: tuple[UUID, ...] = ()
     dense_ids: tuple[UUID, ...] = ()
     ranked_ids: tuple[UUID, ...] = ()
     rendered_ids: tuple[UUID, ...] = ()
+    lexical_ids: tuple[UUID, ...] = ()
+    structured_ids: tuple[UUID, ...] = ()
 
 
 class RecallResult(Value):

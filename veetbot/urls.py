@@ -10,6 +10,7 @@ from django.urls import include, path
 from memory.api.urls import unknown_routes
 
 urlpatterns = [
+    path("v1/", include("recall.api.urls")),
     path("v1/", include("memory.api.urls")),
     path("v1/", include(unknown_routes)),  # keep last among the /v1 includes
     path("admin/", admin.site.urls),

@@ -1,0 +1,160 @@
+"""POST /v1/memories/search: recall for a query within a context budget.
+
+Thin, like every /v1 view (``memory.api.views.OwnerApiView``: the AGENT_MEMORY_API_ENABLED
+flag per request, bearer owner auth, ``Cache-Control: private, no-store`` on every
+response, the one error envelope): parse a closed JSON body strictly (duplicate keys,
+unknown fields, wrong JSON types are validation_error), call ``recall.retriever.recall``
+once, render with the output serializer below — which is also the documented schema.
+
+The response carries the rendered context and the rendered items; never the transient
+stage IDs (``RecallResult.stages``). Needs the memory.read scope. Searching is a read: it
+takes no Idempotency-Key, though it writes a content-free trace.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from django.conf import settings
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from pydantic import AwareDatetime, Field
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from memory import vocabulary
+from memory.api import parsing, schema
+from memory.api.inputs import Body
+from memory.api.serializers import SourceSerializer
+from memory.api.views import OwnerApiView
+from recall import retriever
+from recall.domain import (
+    MAX_ITEMS_BOUND, MAX_TOKENS_BOUND, QUERY_MAX_CHARS, Channel, RecallRequest, Sensitivity,
+)
+from veetbot.api_errors import ValidationFailed, problem
+from veetbot.clock import utcnow
+from veetbot.identity import SCOPE_READ
+
+CHANNELS = ("hybrid", "dense", "sparse")
+
+
+class MemorySearch(Body):
+    """The closed search body. Budgets default to RECALL_MAX_ITEMS / RECALL_MAX_TOKENS."""
+
+    query: str = Field(min_length=1, max_length=QUERY_MAX_CHARS)
+    ceiling: Sensitivity
+    max_items: Optional[int] = Field(default=None, ge=1, le=MAX_ITEMS_BOUND)
+    max_tokens: Optional[int] = Field(default=None, ge=1, le=MAX_TOKENS_BOUND)
+    as_of: Optional[AwareDatetime] = None
+    channel: Optional[Channel] = None
+
+
+# --- output (the rendering and the documented schema) -------------------------------------
+
+# A choice set already named by another field (SensitivityEnum, ChannelEnum) would get a
+# second enum component under this field's name (a schema warning), so these two are
+# documented as patterns over the same values.
+def _one_of(values) -> str:
+    return "^(" + "|".join(values) + ")$"
+
+
+@extend_schema_field({"type": "string", "pattern": _one_of(CHANNELS)})
+class RequestedChannelField(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"type": "string", "pattern": _one_of(vocabulary.SENSITIVITIES)})
+class CeilingField(serializers.CharField):
+    pass
+
+
+class RecallItemSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    score = serializers.FloatField(help_text="Reciprocal-rank-fusion score; higher ranks first.")
+    subject = serializers.CharField()
+    statement = serializers.CharField()
+    belief_type = serializers.ChoiceField(choices=vocabulary.BELIEF_TYPES)
+    polarity = serializers.ChoiceField(choices=vocabulary.POLARITIES)
+    derivation = serializers.ChoiceField(choices=vocabulary.DERIVATIONS)
+    authority = serializers.ChoiceField(choices=vocabulary.AUTHORITIES)
+    attribution = serializers.CharField(help_text="owner or person:<uuid>")
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0)
+    sensitivity = serializers.ChoiceField(choices=vocabulary.SENSITIVITIES)
+    evidence_at = serializers.DateTimeField()
+    valid_from = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    content_revision = serializers.IntegerField(help_text="The revision recalled (for as_of: the one current then).")
+    sources = SourceSerializer(many=True)
+
+
+class RecallResultSerializer(serializers.Serializer):
+    query = serializers.CharField()
+    channel = serializers.ChoiceField(choices=CHANNELS, help_text="The channel that actually ran.")
+    requested_channel = RequestedChannelField(help_text="The channel asked for: hybrid (when not given), dense or sparse.")
+    fallback_reason = serializers.ChoiceField(
+        choices=("", "semantic_disabled", "encoder_unavailable", "recent_selection"),
+        help_text="Why channel differs from requested_channel; empty when it does not.",
+    )
+    selection_mode = serializers.ChoiceField(choices=("relevance", "recent"))
+    items = RecallItemSerializer(many=True, help_text="The rendered items, in rank order.")
+    rendered = serializers.CharField(
+        allow_blank=True,
+        help_text=("Context text for a model: a fixed data-not-instructions header, then one line per "
+                   "item opening with its [m:<id>] citation. Empty when nothing fits."),
+    )
+    rendered_tokens = serializers.IntegerField(help_text="ceil(UTF-8 bytes of rendered / 4).")
+    trace_id = serializers.UUIDField(help_text="The content-free trace of this recall.")
+
+
+# --- request body (documentation only; parsing is MemorySearch) ---------------------------
+
+class MemorySearchSerializer(serializers.Serializer):
+    query = serializers.CharField(min_length=1, max_length=QUERY_MAX_CHARS)
+    ceiling = CeilingField(help_text=f"Highest sensitivity that may be recalled: {', '.join(vocabulary.SENSITIVITIES)}.")
+    max_items = serializers.IntegerField(
+        min_value=1, max_value=MAX_ITEMS_BOUND, required=False, allow_null=True,
+        help_text=f"Item budget (default {settings.RECALL_MAX_ITEMS}).",
+    )
+    max_tokens = serializers.IntegerField(
+        min_value=1, max_value=MAX_TOKENS_BOUND, required=False, allow_null=True,
+        help_text=f"Token budget of the rendered text (default {settings.RECALL_MAX_TOKENS}); whole items only.",
+    )
+    as_of = serializers.DateTimeField(
+        required=False, allow_null=True,
+        help_text="Recall as of this past instant (ISO 8601 with an offset); current restrictions still apply.",
+    )
+    channel = serializers.ChoiceField(
+        choices=CHANNELS, required=False, allow_null=True,
+        help_text="hybrid (default), dense or sparse. Without semantic recall the search runs sparse "
+                  "and says so in fallback_reason.",
+    )
+
+
+class MemorySearchView(OwnerApiView):
+    required_scopes = {"POST": SCOPE_READ}
+
+    @extend_schema(
+        operation_id="memories_search", tags=["memories"],
+        summary="Recall the memories relevant to a query, within an item and token budget.",
+        description=(
+            "Lexical, structured and (when enabled) semantic candidates, fused by reciprocal rank, "
+            "then whole items within the budget, rendered as data with [m:<id>] citations."
+        ),
+        request=MemorySearchSerializer,
+        responses={200: RecallResultSerializer, **schema.READ_ERRORS},
+    )
+    def post(self, request):
+        parsing.query(request, {})
+        body, _data = parsing.body(request, MemorySearch)
+        now = utcnow()
+        if not body.query.strip():
+            raise ValidationFailed([problem("query", "blank")])
+        if body.as_of is not None and body.as_of > now:
+            raise ValidationFailed([problem("as_of", "in_future")])
+        result = retriever.recall(
+            principal=self.principal, surface="api", now=now,
+            request=RecallRequest(
+                query=body.query, ceiling=body.ceiling, as_of=body.as_of, channel=body.channel,
+                max_items=body.max_items or settings.RECALL_MAX_ITEMS,
+                max_tokens=body.max_tokens or settings.RECALL_MAX_TOKENS,
+            ),
+        )
+        return Response(RecallResultSerializer(result).data)

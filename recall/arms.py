@@ -1,0 +1,169 @@
+"""The candidate arms: each runs one statement from ``recall.sql`` and returns its ranked,
+bounded list of permitted candidates.
+
+Every arm keeps at most ``arm_limit(max_items)`` = max(max_items × RECALL_ARM_ITEMS_FACTOR,
+RECALL_ARM_MIN_CANDIDATES) candidates, ranked in SQL before that LIMIT; none of them
+filters or re-sorts in Python. Call inside the owner's context.
+
+The structured arm's broad anchors come from ``anchor_types``: the request's explicit
+belief types, else a small keyword table over the query's words (``ANCHOR_KEYWORDS``).
+It is deliberately small and transparent — a baseline, not an intent classifier — and an
+anchor only orders candidates; it never filters any out.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+from uuid import UUID
+
+from django.conf import settings
+from django.db import connection
+
+from recall import sql, vectors
+
+# Words (lower case, whole words of the query; a trailing "*" matches any ending) that
+# suggest which belief types a query is about. Tier-1 anchors enter fusion with the same
+# rank weights as term matches, so words common in any question ("have", "when", "work")
+# are deliberately absent: they would pull a whole type's newest beliefs into every context.
+ANCHOR_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "preference": ("prefer*", "like", "likes", "liked", "favorite*", "favourite*", "love*", "hate*",
+                   "dislike*", "enjoy*", "rather"),
+    "constraint": ("allerg*", "cannot", "can't", "must", "never", "avoid*", "constraint*", "intoleran*",
+                   "restriction*", "forbidden"),
+    "relationship": ("wife", "husband", "partner", "friend*", "mother", "father", "mom", "mum", "dad",
+                     "sister*", "brother*", "son", "daughter*", "colleague*", "boss", "family",
+                     "relationship*"),
+    "goal": ("goal*", "aim*", "want", "wants", "plan", "plans", "planning", "hope*", "target*"),
+    "project": ("project*", "build*", "launch*"),
+    "decision": ("decide*", "decision*", "chose", "choose", "chosen", "picked", "settled"),
+    "routine": ("routine*", "usually", "every", "daily", "weekly", "morning*", "evening*", "habit*",
+                "schedule*"),
+    "resource": ("owns", "car", "laptop", "phone", "bike", "account*", "device*"),
+    "attribute": ("age", "birthday", "born", "height", "name", "live", "lives", "address", "job"),
+    "event": ("happened", "trip", "visit*", "meeting*", "appointment*"),
+}
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def anchor_types(query: str, explicit: Sequence[str] = ()) -> list[str]:
+    """The belief types the structured arm anchors on, in the table's order."""
+    if explicit:
+        return sorted(set(explicit))
+    words = set(_WORD.findall(query.lower()))
+    found = []
+    for belief_type, keywords in ANCHOR_KEYWORDS.items():
+        for keyword in keywords:
+            if keyword.endswith("*"):
+                hit = any(word.startswith(keyword[:-1]) for word in words)
+            else:
+                hit = keyword in words
+            if hit:
+                found.append(belief_type)
+                break
+    return found
+
+
+def arm_limit(max_items: int) -> int:
+    return max(max_items * settings.RECALL_ARM_ITEMS_FACTOR, settings.RECALL_ARM_MIN_CANDIDATES)
+
+
+@dataclass(frozen=True)
+class Read:
+    """What every statement of one recall shares: the predicate parameters
+    (``sql.base_params``), current or historical content, stored columns or not, the arm limit."""
+
+    params: dict
+    historical: bool
+    stored: bool
+    limit: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: UUID
+    store_position: int
+    signal: float  # the arm's own relevance: coverage, tier, cosine distance (0 for recent)
+
+
+@dataclass(frozen=True)
+class PreparedQuery:
+    lexemes: list[str]
+    phrase_query: str  # " normalised query " for whole-phrase subject matching
+
+
+_stored_by_database: dict[str, bool] = {}
+
+
+def stored_columns() -> bool:
+    """Whether memory_memory has the stored search columns (checked once per database)."""
+    name = connection.settings_dict["NAME"]
+    if name not in _stored_by_database:
+        rows = _run(sql.STORED_COLUMNS_PRESENT, {"count": len(sql.STORED_COLUMNS), "names": list(sql.STORED_COLUMNS)})
+        _stored_by_database[name] = bool(rows[0][0])
+    return _stored_by_database[name]
+
+
+def prepare_query(query: str) -> PreparedQuery:
+    with connection.cursor() as cursor:
+        cursor.execute(sql.PREPARE_QUERY, {"query": query})
+        lexemes, phrase_query = cursor.fetchone()
+    return PreparedQuery(lexemes=sorted(lexemes or []), phrase_query=phrase_query)
+
+
+def _run(statement: str, params: dict) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return cursor.fetchall()
+
+
+def sparse(
+    read: Read, prepared: PreparedQuery, *, entity_ids: Sequence[str], anchors: Sequence[str],
+) -> tuple[list[Candidate], list[Candidate]]:
+    """(lexical, structured) candidates, each ranked and bounded in SQL."""
+    lexical = bool(prepared.lexemes)  # only stop words or punctuation: no term can be covered
+    rows = _run(sql.sparse_arms(read.historical, read.stored, lexical=lexical), {
+        **read.params, "lexemes": prepared.lexemes, "tsquery": sql.tsquery_any(prepared.lexemes),
+        "entity_ids": list(entity_ids), "phrase_query": prepared.phrase_query,
+        "anchor_types": list(anchors), "limit": read.limit,
+    })
+    arms: dict[str, list[Candidate]] = {"lexical": [], "structured": []}
+    for arm, memory_id, position, signal in rows:
+        arms[arm].append(Candidate(id=memory_id, store_position=position, signal=float(signal)))
+    return arms["lexical"], arms["structured"]
+
+
+def semantic(read: Read, query_vector: Sequence[float], space: str, *, exact: bool) -> list[Candidate]:
+    rows = _run(sql.semantic_arm(read.historical, read.stored, exact=exact), {
+        **read.params, "query_vector": sql.vector_literal(query_vector), "space": space, "limit": read.limit,
+    })
+    return [Candidate(id=r[0], store_position=r[1], signal=float(r[2])) for r in rows]
+
+
+def recent(read: Read) -> list[Candidate]:
+    rows = _run(sql.recent_arm(read.historical, read.stored), {**read.params, "limit": read.limit})
+    return [Candidate(id=r[0], store_position=r[1], signal=0.0) for r in rows]
+
+
+def use_exact_search(space: str) -> bool:
+    """Exact search while the owner has few vectors in ``space``; HNSW (with iterative
+    scans for this transaction) above settings.RECALL_EXACT_SEARCH_MAX_VECTORS."""
+    if vectors.owner_vector_count(space) <= settings.RECALL_EXACT_SEARCH_MAX_VECTORS:
+        return True
+    with connection.cursor() as cursor:
+        vectors.hnsw_session_settings(cursor)
+    return False
+
+
+def rejoin(read: Read, ids: Sequence[UUID]) -> dict[UUID, tuple]:
+    rows = _run(sql.rejoin(read.historical, read.stored), {**read.params, "ids": list(ids)})
+    return {row[0]: row for row in rows}
+
+
+def sources(read: Read, ids: Sequence[UUID]) -> dict[UUID, list[tuple[UUID, UUID]]]:
+    found: dict[UUID, list[tuple[UUID, UUID]]] = {}
+    for memory_id, event_id, part_id in _run(sql.SOURCES, {**read.params, "ids": list(ids)}):
+        found.setdefault(memory_id, []).append((event_id, part_id))
+    return found
+
+

@@ -1,0 +1,127 @@
+"""``recall "QUERY" --owner T/P --ceiling C [--channel hybrid|dense|sparse] [--max-items N]
+[--max-tokens N] [--as-of ISO] [--json]`` and ``recall --queries FILE.jsonl --owner ...``.
+
+A thin wrapper over ``recall.retriever.recall`` (surface "cli"). Other tools rely on these
+names, options and JSON keys; keep them exactly:
+
+* ``--json`` prints one object ``{"query", "channel", "items": [{"id", "score"}, ...],
+  "rendered"}`` with items in rank order;
+* ``--queries FILE.jsonl`` reads lines ``{"id": ..., "query": "..."}`` (blank lines
+  skipped; every line is checked before any query runs) and prints one such object per
+  line, in file order, with the line's ``"id"`` added first — many queries, one process.
+
+Without ``--json`` (single query) it prints the rendered context and a one-line summary.
+"""
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from pydantic import ValidationError
+
+from memory import vocabulary
+from memory.management.commands._owner_option import parse_owner
+from recall import retriever
+from recall.domain import RecallRequest, RecallResult
+
+CHANNELS = ("hybrid", "dense", "sparse")
+
+
+def result_json(result: RecallResult) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "channel": result.channel,
+        "items": [{"id": str(item.id), "score": item.score} for item in result.items],
+        "rendered": result.rendered,
+    }
+
+
+def _instant(value: str) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise CommandError("--as-of must be an ISO 8601 instant with an offset")
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise CommandError("--as-of must be an ISO 8601 instant with an offset")
+    return parsed
+
+
+def _read_queries(path: str) -> list[tuple[Any, str]]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror}")
+    except UnicodeDecodeError:
+        raise CommandError(f"{path}: not UTF-8")
+    queries = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            raise CommandError(f"{path}:{number}: not a JSON object")
+        if not isinstance(entry, dict) or set(entry) != {"id", "query"}:
+            raise CommandError(f'{path}:{number}: each line must be exactly {{"id": ..., "query": "..."}}')
+        if not isinstance(entry["query"], str) or not entry["query"].strip():
+            raise CommandError(f"{path}:{number}: query must be a non-blank string")
+        if not isinstance(entry["id"], (str, int)) or isinstance(entry["id"], bool):
+            raise CommandError(f"{path}:{number}: id must be a string or an integer")
+        queries.append((entry["id"], entry["query"]))
+    return queries
+
+
+class Command(BaseCommand):
+    help = ("Recall an owner's memories for a query within an item/token budget (the same retriever "
+            "as the API). --json prints {query, channel, items: [{id, score}], rendered}.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("query", nargs="?", help="the task query (or use --queries)")
+        parser.add_argument("--owner", required=True, metavar="TENANT_UUID/PRINCIPAL_UUID")
+        parser.add_argument("--ceiling", required=True, choices=vocabulary.SENSITIVITIES,
+                            help="highest sensitivity that may be recalled")
+        parser.add_argument("--channel", choices=CHANNELS,
+                            help="hybrid (default), dense or sparse; falls back to sparse without semantic recall")
+        parser.add_argument("--max-items", type=int, default=settings.RECALL_MAX_ITEMS, metavar="N")
+        parser.add_argument("--max-tokens", type=int, default=settings.RECALL_MAX_TOKENS, metavar="N")
+        parser.add_argument("--as-of", metavar="ISO", help="recall as of this past instant (with an offset)")
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+        parser.add_argument("--queries", metavar="FILE.jsonl",
+                            help='answer every {"id", "query"} line of FILE, one JSON object per line')
+
+    def handle(self, *args, **options):
+        principal = parse_owner(options["owner"])
+        if (options["query"] is None) == (options["queries"] is None):
+            raise CommandError("give QUERY or --queries FILE.jsonl (exactly one)")
+        as_of = _instant(options["as_of"]) if options["as_of"] else None
+
+        def run(query: str) -> RecallResult:
+            try:
+                request = RecallRequest(
+                    query=query, ceiling=options["ceiling"], max_items=options["max_items"],
+                    max_tokens=options["max_tokens"], as_of=as_of, channel=options["channel"],
+                )
+            except ValidationError as error:
+                fields = sorted({str(e["loc"][0]) for e in error.errors(include_input=False) if e["loc"]})
+                raise CommandError(f"invalid {', '.join(fields) or 'request'}")
+            return retriever.recall(principal=principal, request=request, surface="cli")
+
+        if options["queries"] is not None:
+            for query_id, query in _read_queries(options["queries"]):
+                line = {"id": query_id, **result_json(run(query))}
+                self.stdout.write(json.dumps(line))
+            return
+        result = run(options["query"])
+        if options["json"]:
+            self.stdout.write(json.dumps(result_json(result)))
+            return
+        self.stdout.write(result.rendered or "(nothing recalled)")
+        fallback = f" (fallback: {result.fallback_reason})" if result.fallback_reason else ""
+        self.stdout.write(
+            f"-- {len(result.items)} items, {result.rendered_tokens} tokens, channel {result.channel}{fallback}, "
+            f"trace {result.trace_id}"
+        )

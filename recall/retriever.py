@@ -1,0 +1,177 @@
+"""The one retriever: every caller (API, CLI, context assembly, evaluations) recalls here.
+
+``recall(principal=..., request=..., surface=...)`` runs, in one owner context:
+
+1. candidate arms (``recall.arms`` over ``recall.sql``), each bounded to
+   max(max_items × 8, 64) and ranked in SQL after every hard predicate —
+   lexical + structured for the sparse channel, semantic for dense, all three for hybrid;
+   or the legacy newest-first arm for ``selection_mode="recent"``;
+2. reciprocal-rank fusion (``recall.fusion``);
+3. the rejoin: only originals still permitted in this statement's snapshot are ranked;
+4. the whole-item context budget and rendering (``recall.render``);
+5. a content-free trace row (``recall.traces``).
+
+Channels. The requested channel is ``request.channel`` or the profile default, hybrid.
+Semantic retrieval needs AGENT_MEMORY_SEMANTIC_ENABLED and a working encoder; without
+either the recall runs sparse and records ``fallback_reason`` (semantic_disabled |
+encoder_unavailable). Dense omits the sparse arms and their signals entirely. The query
+vector is prepared *before* the owner transaction opens, so no provider call happens
+inside a repository transaction.
+
+This module never writes originals, never widens a predicate after SQL, and never puts
+query or memory text in a trace.
+"""
+from __future__ import annotations
+
+import math
+import time
+from datetime import datetime
+from typing import Any, Optional, Sequence
+
+from django.conf import settings
+
+from memory import vocabulary
+from memory.domain import SourceRef
+from recall import arms, encoders, query_cache, sql
+from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages
+from recall.fusion import reciprocal_rank_fusion, union_ids
+from recall.models import EMBEDDING_DIMENSIONS
+from recall.render import render
+from recall.traces import TraceFacts, trace_write
+from veetbot.clock import require_aware, utcnow
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+POLICY = "recall@1"  # lexical coverage + structured tiers + RRF, whole-item budget
+SEMANTIC_POLICY = "semantic@1"  # cosine rank of memory-text@1 vectors, rejoined to originals
+DEFAULT_CHANNEL: Channel = "hybrid"  # the retrieval profile's semantic_channel
+SURFACES = ("api", "cli", "eval", "context")
+
+
+class _DefaultEncoder:
+    def __repr__(self) -> str:
+        return "<the configured encoder>"
+
+
+DEFAULT_ENCODER: Any = _DefaultEncoder()
+
+
+def _usable(vector: Sequence[float], encoder) -> bool:
+    return (
+        len(vector) == EMBEDDING_DIMENSIONS
+        and getattr(encoder.tuple, "dimensions", None) == EMBEDDING_DIMENSIONS
+        and all(isinstance(x, (int, float)) and math.isfinite(x) for x in vector)
+    )
+
+
+def _semantic(request: RecallRequest, requested: Channel, encoder) -> tuple[Channel, str, Any, Optional[list[float]]]:
+    """(effective channel, fallback reason, encoder, query vector) for this request."""
+    if request.selection_mode == "recent":
+        return "sparse", ("" if requested == "sparse" else "recent_selection"), None, None
+    if requested == "sparse":
+        return "sparse", "", None, None
+    if not settings.AGENT_MEMORY_SEMANTIC_ENABLED:
+        return "sparse", "semantic_disabled", None, None
+    try:
+        if encoder is DEFAULT_ENCODER:
+            encoder = encoders.get_encoder()
+        if encoder is None:
+            return "sparse", "encoder_unavailable", None, None
+        # Through the bounded query-vector cache; a miss encodes (outside any transaction).
+        vector = list(query_cache.query_vector(encoder, request.query, SEMANTIC_POLICY))
+    except encoders.EncoderUnavailable:
+        return "sparse", "encoder_unavailable", None, None
+    if not _usable(vector, encoder):
+        return "sparse", "encoder_unavailable", None, None
+    return requested, "", encoder, vector
+
+
+def _allowed_sensitivities(ceiling: str) -> list[str]:
+    return list(vocabulary.SENSITIVITIES[: vocabulary.SENSITIVITY_RANK[ceiling] + 1])
+
+
+def _item(row: tuple, score: float) -> RecallItem:
+    """An item without its sources (added once the budget has chosen the items)."""
+    (memory_id, _position, revision, subject, statement, belief_type, polarity, derivation,
+     attribution, authority, sensitivity, confidence, evidence_at, valid_from, expires_at) = row
+    return RecallItem(
+        id=memory_id, score=score, subject=subject, statement=statement, belief_type=belief_type,
+        polarity=polarity, derivation=derivation, authority=authority, attribution=attribution,
+        confidence=confidence, sensitivity=sensitivity, evidence_at=evidence_at, valid_from=valid_from,
+        expires_at=expires_at, content_revision=revision, sources=(),
+    )
+
+
+def recall(
+    *, principal: Principal, request: RecallRequest, surface: str, encoder: Any = DEFAULT_ENCODER,
+    now: Optional[datetime] = None,
+) -> RecallResult:
+    """Recall permitted originals for ``request.query`` within the request's budgets."""
+    if surface not in SURFACES:
+        raise ValueError(f"surface must be one of {', '.join(SURFACES)}")
+    started = time.perf_counter()
+    now = require_aware(now) if now is not None else utcnow()
+    requested: Channel = request.channel or DEFAULT_CHANNEL
+    channel, fallback, encoder, query_vector = _semantic(request, requested, encoder)
+    space = encoder.tuple.space if query_vector is not None else ""
+
+    with owner_context(principal):
+        read = arms.Read(
+            params=sql.base_params(
+                tenant_id=principal.tenant_id, principal_id=principal.principal_id,
+                at=request.as_of or now, as_of=request.as_of,
+                sensitivities=_allowed_sensitivities(request.ceiling), scope=request.scope,
+                exclude_ids=list(request.exclude_ids), belief_types=list(request.belief_types),
+            ),
+            historical=request.as_of is not None, stored=arms.stored_columns(),
+            limit=arms.arm_limit(request.max_items),
+        )
+        lists: dict[str, list[arms.Candidate]] = {}
+        if request.selection_mode == "recent":
+            lists["recent"] = arms.recent(read)
+        else:
+            if channel in ("hybrid", "sparse"):
+                prepared = arms.prepare_query(request.query)
+                lists["lexical"], lists["structured"] = arms.sparse(
+                    read, prepared, entity_ids=request.entity_ids,
+                    anchors=arms.anchor_types(request.query, request.belief_types),
+                )
+            if channel in ("hybrid", "dense"):
+                lists["semantic"] = arms.semantic(read, query_vector, space, exact=arms.use_exact_search(space))
+        fused = reciprocal_rank_fusion(lists)
+        rows = arms.rejoin(read, [r.id for r in fused])
+        ranked = [r for r in fused if r.id in rows]
+        # Items are built lazily: the budget usually stops long before the ranked list ends.
+        rendered = render(
+            (_item(rows[r.id], r.score) for r in ranked),
+            max_items=request.max_items, max_tokens=request.max_tokens,
+        )
+        sources = arms.sources(read, [item.id for item in rendered.items])
+        kept = tuple(
+            item.model_copy(update={"sources": tuple(SourceRef(event=e, part=p) for e, p in sources.get(item.id, ()))})
+            for item in rendered.items
+        )
+
+        stages = RecallStages(
+            candidate_ids=tuple(union_ids(lists.values())),
+            dense_ids=tuple(c.id for c in lists.get("semantic", ())),
+            ranked_ids=tuple(r.id for r in ranked),
+            rendered_ids=tuple(item.id for item in rendered.items),
+            lexical_ids=tuple(c.id for c in lists.get("lexical", ())),
+            structured_ids=tuple(c.id for c in lists.get("structured", ())),
+        )
+        trace_id = trace_write(principal=principal, now=now, facts=TraceFacts(
+            surface=surface, policy=POLICY + (f"+{SEMANTIC_POLICY}" if "semantic" in lists else ""),
+            selection_mode=request.selection_mode, channel=channel, requested_channel=requested,
+            fallback_reason=fallback, space=space if "semantic" in lists else "", ceiling=request.ceiling,
+            max_items=request.max_items, max_tokens=request.max_tokens, as_of=request.as_of,
+            candidate_ids=stages.candidate_ids, dense_ids=stages.dense_ids, ranked_ids=stages.ranked_ids,
+            rendered_ids=stages.rendered_ids, rendered=rendered.text, rendered_tokens=rendered.tokens,
+            elapsed_ms=(time.perf_counter() - started) * 1000.0,
+        ))
+
+    return RecallResult(
+        query=request.query, channel=channel, requested_channel=requested, fallback_reason=fallback,
+        selection_mode=request.selection_mode, items=kept, rendered=rendered.text,
+        rendered_tokens=rendered.tokens, trace_id=trace_id, stages=stages,
+    )

@@ -1,0 +1,62 @@
+"""Content-free recall traces: what one recall did, never what it read.
+
+A trace holds the policy, selection mode, channels, fallback, embedding space, ceiling,
+budgets, instant and the four stage ID lists (candidate, dense, ranked, rendered), plus the
+SHA-256 and token count of the rendered text and the elapsed time. It must never hold a
+query, subject, statement, excerpt or rendered text: the staff admin may read this table.
+Written by the retriever inside the same owner context as the recall itself.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Optional, Sequence
+from uuid import UUID
+
+from recall.models import RecallTrace
+from veetbot.identity import Principal
+
+
+@dataclass(frozen=True)
+class TraceFacts:
+    surface: str
+    policy: str
+    selection_mode: str
+    channel: str
+    requested_channel: str
+    fallback_reason: str
+    space: str
+    ceiling: str
+    max_items: int
+    max_tokens: int
+    as_of: Optional[datetime]
+    candidate_ids: Sequence[UUID]
+    dense_ids: Sequence[UUID]
+    ranked_ids: Sequence[UUID]
+    rendered_ids: Sequence[UUID]
+    rendered: str
+    rendered_tokens: int
+    elapsed_ms: float
+
+
+def rendered_sha256(rendered: str) -> str:
+    return hashlib.sha256(rendered.encode("utf-8")).hexdigest()
+
+
+def trace_write(*, principal: Principal, facts: TraceFacts, now: datetime) -> UUID:
+    """Insert one trace; the caller holds ``owner_context(principal)``."""
+    trace_id = uuid.uuid4()
+    RecallTrace.objects.create(
+        id=trace_id, tenant_id=principal.tenant_id, principal_id=principal.principal_id, created_at=now,
+        surface=facts.surface, policy=facts.policy, selection_mode=facts.selection_mode,
+        channel=facts.channel, requested_channel=facts.requested_channel,
+        fallback_reason=facts.fallback_reason, space=facts.space, ceiling=facts.ceiling,
+        max_items=facts.max_items, max_tokens=facts.max_tokens, as_of=facts.as_of,
+        candidate_ids=list(facts.candidate_ids), dense_ids=list(facts.dense_ids),
+        ranked_ids=list(facts.ranked_ids), rendered_ids=list(facts.rendered_ids),
+        rendered_sha256=rendered_sha256(facts.rendered), rendered_tokens=facts.rendered_tokens,
+        elapsed_ms=facts.elapsed_ms,
+    )
+    return trace_id
