@@ -13,33 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memory.bank import memory_bank_import
 from memory.errors import Invalid
 from memory.management.commands._owner_option import parse_owner
-
-
-class ProgressBar:
-    """``stage  42% [########            ] 42000/100000`` redrawn in place on a terminal."""
-
-    WIDTH = 30
-
-    def __init__(self, stream) -> None:
-        self.stream = stream  # the command's stderr OutputWrapper
-        self.drawn = False
-
-    def draw(self, text: str) -> None:
-        # Plain (not error-red), no newline: the next frame overwrites this one.
-        self.stream.write(text, style_func=lambda x: x, ending="")
-        self.stream.flush()
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if not total:
-            return
-        filled = self.WIDTH * done // total
-        self.draw(f"\r{stage:<10}{100 * done // total:>4}% [{'#' * filled}{' ' * (self.WIDTH - filled)}]"
-                  f" {done}/{total}\x1b[K")
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            self.draw("\r\x1b[K")
+from veetbot.progress import ProgressBar
 
 
 class Command(BaseCommand):
@@ -60,7 +34,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         principal = parse_owner(options["owner"])
         data = self.read(options["file"])
-        bar = ProgressBar(self.stderr) if self.stderr.isatty() else None
+        bar = ProgressBar(self.stderr._out) if self.stderr.isatty() else None
         try:
             counts = memory_bank_import(principal=principal, data=data, update=options["update"], progress=bar)
         except Invalid as error:

@@ -17,30 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memory.management.commands._owner_option import parse_owner
 from recall.backfill import backfill_vectors
 from recall.encoders import EncoderUnavailable, load_encoder
-
-
-class ProgressBar:
-    """``embedding  42% [########            ] 42/100`` redrawn in place on a terminal."""
-
-    WIDTH = 30
-
-    def __init__(self, stream) -> None:
-        self.stream = stream
-        self.drawn = False
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if not total:
-            return
-        filled = self.WIDTH * done // total
-        self.stream.write(f"\r{stage:<10}{100 * done // total:>4}% [{'#' * filled}{' ' * (self.WIDTH - filled)}]"
-                          f" {done}/{total}\x1b[K")
-        self.stream.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+from veetbot.progress import ProgressBar
 
 
 def positive(value: str) -> int:
