@@ -798,7 +798,8 @@ def test_command_draws_progress_only_on_a_terminal(db, principal, doc, tmp_path)
     terminal = _Terminal()
     call_command("import_memory_bank", write(tmp_path, docs.small_bank()), "--owner", principal.label,
                  stdout=io.StringIO(), stderr=terminal)
-    assert "memories   100% [" in terminal.getvalue() and terminal.getvalue().endswith("\r\x1b[K")
+    drawn = terminal.getvalue()
+    assert "\rmemories" in drawn and "100% [" in drawn and drawn.endswith("\r\x1b[K")
 
 
 # -- robustness: no input makes the validator fail other than by listing problems -----------
