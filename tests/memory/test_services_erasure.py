@@ -25,7 +25,7 @@ def tables_containing(needle: str) -> list[str]:
             cursor.execute(f'SELECT count(*) FROM "{table}" WHERE "{column}"::text ILIKE %s', [f"%{needle}%"])
             if cursor.fetchone()[0]:
                 hits.append(f"{table}.{column}")
-    return hits
+    return sorted(hits)
 
 
 def fence(principal):
@@ -114,4 +114,4 @@ def test_erasure_leaves_other_owners_prose(live_db):
     make_memory(alice, "The owner collects antique barometers.", message="I collect barometers.")
     make_memory(bob, "The owner collects antique barometers.", message="I collect barometers.")
     services.principal_erase(principal=alice)
-    assert tables_containing("antique barometers") == ["memory_memory.statement", "memory_memoryrevision.snapshot"]
+    assert sorted(tables_containing("antique barometers")) == ["memory_memory.statement", "memory_memoryrevision.snapshot"]
