@@ -1,0 +1,315 @@
+"""Run the recall diagnostic corpus through the real import, backfill and retriever; score stages.
+
+``python -m evals.recall.diagnostic --noise 1000 --split development|holdout|all
+--channels sparse,dense,hybrid --report-dir evals/reports``
+
+1. A fresh scratch owner in the configured database (its ID is printed; it is left in place
+   unless ``--erase-after``).
+2. The committed ``diagnostic/bank.json`` plus ``--noise N`` memories from
+   ``evals/generate_bank.py`` (generated now, never stored), every UUID remapped per run
+   (IDs are primary keys across owners), imported through ``memory.bank.memory_bank_import``
+   at the corpus clock (``RECALL_NOW``).
+3. Vectors backfilled with the real minilm encoder (``recall.backfill.backfill_vectors``),
+   when a semantic channel is asked for; AGENT_MEMORY_SEMANTIC_ENABLED is switched on in
+   this process only.
+4. Every need of the split through ``recall.retriever.recall`` once per channel, forcing the
+   channel with ``RecallRequest.channel``, at the same budget (default 20 items / 2,000
+   tokens). The retriever gets the query text, the ceiling and ``as_of`` — nothing else.
+5. ``evals.recall.scoring`` over the observed ``RecallResult.stages``; a JSON report (never
+   overwriting) and a summary table on stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Optional
+
+from evals.recall import make_diagnostic as corpus
+from evals.recall import report as rpt
+from evals.recall.scoring import TOP_K, NeedLabel, Observation, need_outcome, score
+
+CHANNELS = ("sparse", "dense", "hybrid")
+SPLITS = ("development", "holdout", "all")
+CEILING = "restricted"
+KIND = "recall-diagnostic"
+
+
+def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m evals.recall.diagnostic", description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--noise", type=int, default=1000, help="generated distractor memories to add (default 1000)")
+    parser.add_argument("--split", choices=SPLITS, default="all")
+    parser.add_argument("--channels", default="sparse,dense,hybrid",
+                        help="comma-separated subset of sparse,dense,hybrid")
+    parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
+    parser.add_argument("--max-items", type=int, default=20)
+    parser.add_argument("--max-tokens", type=int, default=2000)
+    parser.add_argument("--needs-per-family", type=int, default=None,
+                        help="only the first N needs of each family (a quick smoke run; not a result)")
+    parser.add_argument("--erase-after", action="store_true",
+                        help="erase the scratch owner's bank when done (its IDs stay tombstoned)")
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="torch intra-op threads for the local encoder (default: torch's own choice)")
+    args = parser.parse_args(argv)
+    channels = [c.strip() for c in args.channels.split(",") if c.strip()]
+    if not channels or any(c not in CHANNELS for c in channels) or len(set(channels)) != len(channels):
+        parser.error("--channels must be a comma-separated subset of sparse,dense,hybrid")
+    if args.noise < 0:
+        parser.error("--noise must not be negative")
+    args.channels = channels
+    return args
+
+
+def load_needs(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+
+
+def corpus_digest(bank: bytes, needs: bytes, noise: dict) -> str:
+    digest = hashlib.sha256()
+    for part in (bank, needs, json.dumps(noise, sort_keys=True).encode()):
+        digest.update(hashlib.sha256(part).digest())
+    return digest.hexdigest()
+
+
+def noise_parameters(count: int) -> dict:
+    generator = rpt.REPO / "evals" / "generate_bank.py"
+    return {"count": count, "seed": corpus.NOISE_SEED, "per_session": corpus.NOISE_PER_SESSION,
+            "generator": "evals/generate_bank.py",
+            "generator_sha256": hashlib.sha256(generator.read_bytes()).hexdigest()}
+
+
+def merged_document(bank: bytes, noise_count: int) -> dict:
+    document = json.loads(bank)
+    if noise_count:
+        noise = corpus.noise_document(noise_count)
+        for name in ("people", "sessions", "events", "memories"):
+            document[name].extend(noise[name])
+    return document
+
+
+def lexical_overlap(needs: list[dict], memories: dict[str, dict]) -> dict[str, str]:
+    """Per need: does any query lexeme (PostgreSQL 'english', as the lexical arm sees it) occur
+    in its evidence text? "none" needs can only be found by meaning."""
+    from django.db import connection
+
+    tags: dict[str, str] = {}
+    with connection.cursor() as cursor:
+        for need in needs:
+            if not need["required_evidence"]:
+                tags[need["id"]] = "unanswerable"
+                continue
+            text = " ".join(f"{memories[i]['subject']} {memories[i]['statement']}" for i in need["required_evidence"])
+            cursor.execute(
+                "SELECT tsvector_to_array(to_tsvector('english', %s)) && tsvector_to_array(to_tsvector('english', %s))",
+                [need["query"], text])
+            tags[need["id"]] = "some" if cursor.fetchone()[0] else "none"
+    return tags
+
+
+def run(args: argparse.Namespace) -> dict:
+    rpt.setup_django()
+    threads = rpt.torch_threads(args.torch_threads)
+    code = rpt.code_identity()
+    from django.conf import settings
+
+    from memory.bank import memory_bank_import
+    from memory.services import owner_create, principal_erase
+    from recall import arms, encoders, retriever
+    from recall.backfill import backfill_vectors
+    from recall.domain import RecallRequest
+
+    semantic = any(c != "sparse" for c in args.channels)
+    if semantic:
+        rpt.enable_semantic()
+
+    bank_bytes, needs_bytes = corpus.BANK_PATH.read_bytes(), corpus.NEEDS_PATH.read_bytes()
+    fresh_bank, fresh_needs = corpus.render()
+    noise = noise_parameters(args.noise)
+    all_needs = load_needs(needs_bytes)
+    needs = [n for n in all_needs if args.split == "all" or n["split"] == args.split]
+    if args.needs_per_family:
+        kept: list[dict] = []
+        for family in corpus.FAMILIES:
+            kept += [n for n in needs if n["family"] == family][: args.needs_per_family]
+        needs = kept
+    started_at = datetime.now(timezone.utc)
+
+    owner = owner_create(display_name=f"recall diagnostic {started_at:%Y-%m-%dT%H:%M:%SZ}", now=corpus.RECALL_NOW)
+    from veetbot.identity import Principal
+    principal = Principal(tenant_id=owner.tenant_id, principal_id=owner.principal_id)
+    rpt.note(f"scratch owner {principal.label}")
+
+    remap_text, new_id, inverse = rpt.remapper(uuid.uuid5(corpus.NAMESPACE, f"run:{principal.principal_id}"))
+    document = merged_document(bank_bytes, args.noise)
+    memories_by_id = {m["id"]: m for m in document["memories"]}
+    data = remap_text(json.dumps(document, ensure_ascii=False, separators=(",", ":"))).encode()
+    progress = rpt.Progress()
+    counts = memory_bank_import(principal=principal, data=data, now=corpus.RECALL_NOW,
+                                progress=lambda stage, done, total: progress(f"import {stage}", done, total))
+    progress.close()
+    rpt.note(f"imported {counts.memories} memories ({counts.events} events) in {counts.seconds:.1f} s")
+
+    encoder = None
+    backfill = None
+    if semantic:
+        encoder = encoders.load_encoder("minilm")
+        report = backfill_vectors(principal=principal, encoder=encoder,
+                                  progress=lambda stage, done, total: progress("backfill", done, total))
+        progress.close()
+        backfill = report.summary()
+        rpt.note(f"backfilled {report.embedded} vectors in {report.seconds:.1f} s")
+
+    overlap = lexical_overlap(needs, memories_by_id)
+    labels = [NeedLabel(
+        id=n["id"], required=tuple(n["required_evidence"]), distractors=tuple(n["distractors"]),
+        invalid=tuple(n["invalid"]),
+        tags={"family": n["family"], "split": n["split"], "kind": n["kind"], "lexical_overlap": overlap[n["id"]]},
+    ) for n in needs]
+    label_by_id = {label.id: label for label in labels}
+
+    def back(ids) -> tuple[str, ...]:
+        return tuple(inverse.get(str(i), str(i)) for i in ids)
+
+    observations: list[Observation] = []
+    outcomes: list[dict] = []
+    latency: dict[str, list[float]] = {c: [] for c in args.channels}
+    total = len(needs) * len(args.channels)
+    done = 0
+    for channel in args.channels:
+        for need in needs:
+            request = RecallRequest(
+                query=need["query"], ceiling=CEILING, max_items=args.max_items, max_tokens=args.max_tokens,
+                as_of=datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None, channel=channel,
+            )
+            began = time.perf_counter()
+            result = retriever.recall(principal=principal, request=request, surface="eval",
+                                      encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER,
+                                      now=corpus.RECALL_NOW)
+            latency[channel].append((time.perf_counter() - began) * 1000)
+            stages = result.stages
+            observation = Observation(
+                need_id=need["id"], channel=channel, effective_channel=result.channel,
+                fallback_reason=result.fallback_reason, candidate_ids=back(stages.candidate_ids),
+                ranked_ids=back(stages.ranked_ids), rendered_ids=back(stages.rendered_ids),
+                dense_ids=back(stages.dense_ids), lexical_ids=back(getattr(stages, "lexical_ids", ())),
+                structured_ids=back(getattr(stages, "structured_ids", ())),
+            )
+            observations.append(observation)
+            outcomes.append(need_outcome(label_by_id[need["id"]], observation))
+            done += 1
+            progress(f"recall {channel}", done, total)
+    progress.close()
+
+    scores = score(labels, observations, group_by=("family", "split", "kind", "lexical_overlap"))
+    erased = None
+    if args.erase_after:
+        erased = principal_erase(principal=principal)
+
+    return {
+        "kind": KIND,
+        "created_at": started_at.isoformat(),
+        "code": code,
+        "command": "python -m evals.recall.diagnostic " + " ".join(sys.argv[1:]),
+        "corpus": {
+            "version": corpus.CORPUS_VERSION,
+            "bank": str(corpus.BANK_PATH.relative_to(rpt.REPO)),
+            "needs": str(corpus.NEEDS_PATH.relative_to(rpt.REPO)),
+            "bank_sha256": hashlib.sha256(bank_bytes).hexdigest(),
+            "needs_sha256": hashlib.sha256(needs_bytes).hexdigest(),
+            "noise": noise,
+            "digest": corpus_digest(bank_bytes, needs_bytes, noise),
+            "matches_generator": fresh_bank == bank_bytes and fresh_needs == needs_bytes,
+            "split": args.split,
+            "needs_total": len(all_needs),
+            "needs_run": len(needs),
+            "needs_answerable": sum(1 for n in needs if n["required_evidence"]),
+            "needs_per_family_limit": args.needs_per_family,
+            "lexical_overlap": {k: sum(1 for v in overlap.values() if v == k) for k in ("none", "some", "unanswerable")},
+        },
+        "configuration": {
+            "channels": args.channels,
+            "max_items": args.max_items,
+            "max_tokens": args.max_tokens,
+            "top_k": TOP_K,
+            "ceiling": CEILING,
+            "scope": "user",
+            "selection_mode": "relevance",
+            "rrf_k": settings.RECALL_RRF_K,
+            "arm_limit": arms.arm_limit(args.max_items),
+            "policy": retriever.POLICY,
+            "semantic_policy": retriever.SEMANTIC_POLICY if semantic else None,
+            "semantic_enabled_in_process": bool(settings.AGENT_MEMORY_SEMANTIC_ENABLED),
+            "encoder": encoder.tuple.model_dump() | {"space": encoder.tuple.space} if encoder is not None else None,
+            "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,
+            "hnsw_ef_search": settings.RECALL_HNSW_EF_SEARCH,
+            "recall_now": corpus.RECALL_NOW.isoformat(),
+            "import_now": corpus.RECALL_NOW.isoformat(),
+            "torch_threads": threads,
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        },
+        "owner": principal.label,
+        "owner_erased_after": erased,
+        "import": counts.model_dump(),
+        "backfill": backfill,
+        "latency_ms": {c: rpt.latency_stats(v) for c, v in latency.items()},
+        "scores": scores,
+        "outcomes": outcomes,
+    }
+
+
+def summary(report: dict) -> str:
+    scores = report["scores"]
+    channels = list(scores)
+    out = []
+    corpus_info = report["corpus"]
+    out.append(f"recall diagnostic — split {corpus_info['split']}, {corpus_info['needs_run']} needs "
+               f"({corpus_info['needs_answerable']} answerable), noise {corpus_info['noise']['count']}, "
+               f"budget {report['configuration']['max_items']} items / {report['configuration']['max_tokens']} tokens")
+    for stage in ("candidate", f"ranked@{TOP_K}", "rendered"):
+        present = next(iter(scores.values()))["stages"][stage]["by_family"]
+        families = [f for f in corpus.FAMILIES if f in present] + [f for f in present if f not in corpus.FAMILIES]
+        rows = []
+        for family in families:
+            cells = [scores[c]["stages"][stage]["by_family"][family] for c in channels]
+            rows.append([family, cells[0]["needs"], *(rpt.fmt(cell["recall"]) for cell in cells)])
+        for key in ("split", "lexical_overlap"):
+            for group in next(iter(scores.values()))["stages"][stage][f"by_{key}"]:
+                cells = [scores[c]["stages"][stage][f"by_{key}"][group] for c in channels]
+                rows.append([f"[{key}] {group}", cells[0]["needs"], *(rpt.fmt(cell["recall"]) for cell in cells)])
+        cells = [scores[c]["stages"][stage]["overall"] for c in channels]
+        rows.append(["OVERALL", cells[0]["needs"], *(rpt.fmt(cell["recall"]) for cell in cells)])
+        out.append("")
+        out.append(f"{stage} recall of required evidence (%)")
+        out.append(rpt.table(["family", "needs", *channels], rows))
+    out.append("")
+    rows = []
+    for c in channels:
+        s = scores[c]
+        u, leaks, d = s["unanswerable"], s["invalid_leaks"], s["distractors"]
+        lat = report["latency_ms"][c]
+        rows.append([c, s["fallbacks"], f"{u['distractor_rendered']}/{u['needs']}",
+                     f"{leaks['invalid_rendered']}/{leaks['needs_with_invalid_labels']}",
+                     f"{d['distractor_ranked_above_all_evidence']}/{d['needs_with_distractors']}",
+                     lat["p50"], lat["p95"]])
+    out.append(rpt.table(["channel", "fallbacks", "unknown: trap rendered", "invalid rendered",
+                          "distractor above evidence", "p50 ms", "p95 ms"], rows))
+    return "\n".join(out)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(argv)
+    report = run(args)
+    path = rpt.write_report(args.report_dir, KIND, report)
+    print(summary(report))
+    print(f"\nreport: {path}\nscratch owner: {report['owner']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,381 @@
+"""LoCoMo evidence recall through the real import, backfill and retriever (sparse, dense, hybrid).
+
+``python -m evals.recall.locomo --report-dir evals/reports [--conversations N]
+[--data /work/shared/benchmarks/locomo/locomo10.json] [--channels sparse,dense,hybrid]``
+
+The public LoCoMo file (CC BY-NC) is read at run time from the operator-supplied path and
+never copied into the repository. Each conversation becomes one memory-bank@1 document for
+its own fresh owner (the conversation is what that owner observed):
+
+* each speaker is a person; each dialogue turn is one event (speaker ``person:<them>``) and
+  one memory: statement ``"<Speaker> said: <text>"`` plus ``" [shared an image: <caption>]"``
+  when the turn has a ``blip_caption``; subject ``"<Speaker>, <session date>"``; attribution
+  ``person:<them>``, derivation extracted; evidence_at = valid_from = the session's
+  ``date_time`` (read as UTC) plus 30 s per turn;
+* each session observation (``session_N_observation``: ``[text, dia_id(s)]``) is one more
+  memory with that text, citing the events of its evidence turns (observations whose
+  evidence names no turn of the conversation are skipped and counted); ``--turns-only``
+  leaves them out, for comparison with turn-level baselines.
+
+The mapping memory → dia_ids (a turn's own ID; an observation's evidence IDs) stays in this
+harness; the bank holds no labels. Every question of categories 1-4 (5, adversarial, is
+skipped) is asked as is, ceiling "restricted", ``max_items=50`` and a large token budget.
+Evidence recall@k: the fraction of a question's evidence dia_ids covered by the dia_ids of
+the first k ``stages.ranked_ids`` (k = 5, 10, 25, 50); aggregated as integer counts
+(covered / evidence) per category and overall, with the per-question mean beside it.
+Evidence IDs that name no turn of their conversation are dropped from the denominator and
+counted; questions left with no evidence are skipped and counted.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import statistics
+import sys
+import time
+import uuid
+from collections import defaultdict
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Optional
+
+from evals.recall import report as rpt
+from evals.recall.scoring import ratio
+
+DEFAULT_DATA = Path("/work/shared/benchmarks/locomo/locomo10.json")
+KIND = "recall-locomo"
+CHANNELS = ("sparse", "dense", "hybrid")
+KS = (5, 10, 25, 50)
+MAX_ITEMS = 50
+MAX_TOKENS = 32000
+CEILING = "restricted"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}  # 5 adversarial: skipped
+NAMESPACE = uuid.UUID("3b7f2f0e-6f0a-5c1e-8d55-0c4a1e9b2d77")
+TURN_GAP = timedelta(seconds=30)
+RECALL_NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)  # after every LoCoMo session
+DATE_FORMAT = "%I:%M %p on %d %B, %Y"
+_DIA = re.compile(r"D:?(\d+):(\d+)")
+
+
+def dia_ids(value) -> list[str]:
+    """Normalised dia_ids in a LoCoMo evidence value ("D1:3", "D8:6; D9:17", "D:11:26", lists)."""
+    values = value if isinstance(value, list) else [value]
+    found: list[str] = []
+    for item in values:
+        for session, turn in _DIA.findall(str(item)):
+            ident = f"D{int(session)}:{int(turn)}"
+            if ident not in found:
+                found.append(ident)
+    return found
+
+
+def _iso(when: datetime) -> str:
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def convert(sample: dict, *, observations: bool = True) -> tuple[dict, dict[str, list[str]], dict]:
+    """(memory-bank@1 document, memory ID → dia_ids, conversion counts) for one conversation.
+    IDs are uuid5 under the sample's name; callers remap them per run."""
+    sample_id = sample["sample_id"]
+    conversation = sample["conversation"]
+
+    def uid(*parts) -> str:
+        return str(uuid.uuid5(NAMESPACE, "/".join([sample_id, *map(str, parts)])))
+
+    speakers = [conversation["speaker_a"], conversation["speaker_b"]]
+    person = {name: uid("person", name) for name in speakers}
+    people, sessions, events, memories = [], [], [], []
+    mapping: dict[str, list[str]] = {}
+    turn_part: dict[str, tuple[str, str]] = {}
+    counts = {"sessions": 0, "turns": 0, "observations": 0, "observations_skipped": 0, "images": 0}
+    session_numbers = sorted(int(k.split("_")[1]) for k in conversation
+                             if re.fullmatch(r"session_\d+", k) and conversation[k])
+    session_date: dict[int, datetime] = {}
+    for name in speakers:
+        if name not in {p["name"] for p in people}:
+            people.append({"id": person[name], "name": name})
+
+    def speaker_ref(name: str) -> str:
+        if name not in person:  # a speaker outside speaker_a/b (not in the public file, but be safe)
+            person[name] = uid("person", name)
+            people.append({"id": person[name], "name": name})
+        return f"person:{person[name]}"
+
+    for number in session_numbers:
+        started = datetime.strptime(conversation[f"session_{number}_date_time"], DATE_FORMAT).replace(tzinfo=timezone.utc)
+        session_date[number] = started
+        session_id = uid("session", number)
+        sessions.append({"id": session_id, "scope": "user", "started_at": _iso(started)})
+        counts["sessions"] += 1
+        label = f"{started.day} {started:%B %Y}"
+        for index, turn in enumerate(conversation[f"session_{number}"]):
+            at = started + (index + 1) * TURN_GAP
+            text = turn["text"]
+            caption = turn.get("blip_caption")
+            if caption:
+                text = f"{text} [shared an image: {caption}]"
+                counts["images"] += 1
+            event_id, part_id = uid("event", turn["dia_id"]), uid("part", turn["dia_id"])
+            speaker = speaker_ref(turn["speaker"])
+            events.append({"id": event_id, "session": session_id, "kind": "user.message.created",
+                           "speaker": speaker, "created_at": _iso(at),
+                           "parts": [{"id": part_id, "text": text}]})
+            memory_id = uid("memory", turn["dia_id"])
+            memories.append(_memory(memory_id, f"{turn['speaker']}, {label}", f"{turn['speaker']} said: {text}",
+                                    speaker, at, [(event_id, part_id)]))
+            for ident in dia_ids(turn["dia_id"]):
+                turn_part[ident] = (event_id, part_id)
+            mapping[memory_id] = dia_ids(turn["dia_id"])
+            counts["turns"] += 1
+
+    for key, by_speaker in sorted(sample.get("observation", {}).items() if observations else ()):
+        match = re.fullmatch(r"session_(\d+)_observation", key)
+        if not match or int(match.group(1)) not in session_date:
+            continue
+        number = int(match.group(1))
+        label = f"{session_date[number].day} {session_date[number]:%B %Y}"
+        for name, items in by_speaker.items():
+            for index, (text, evidence) in enumerate(items):
+                cited = [i for i in dia_ids(evidence) if i in turn_part]
+                if not cited or not text.strip():
+                    counts["observations_skipped"] += 1
+                    continue
+                at = session_date[number] + timedelta(hours=23, seconds=index)
+                memory_id = uid("observation", number, name, index)
+                sources = list(dict.fromkeys(turn_part[i] for i in cited))[:64]
+                memories.append(_memory(memory_id, f"{name} (observation), {label}", text, speaker_ref(name),
+                                        at, sources))
+                mapping[memory_id] = cited
+                counts["observations"] += 1
+    document = {"format": "memory-bank@1", "people": people, "sessions": sessions, "events": events,
+                "memories": memories}
+    return document, mapping, counts
+
+
+def _memory(memory_id: str, subject: str, statement: str, attribution: str, at: datetime,
+            sources: list[tuple[str, str]]) -> dict:
+    return {
+        "id": memory_id, "subject": subject[:200], "statement": statement[:4000], "belief_type": "fact",
+        "claim_kind": "claim", "polarity": "affirmed", "derivation": "extracted", "attribution": attribution,
+        "authority": "EXTRACTED", "sensitivity": "internal", "scope": "user", "portable": False,
+        "confidence": 0.8, "evidence_at": _iso(at), "valid_from": _iso(at), "expires_at": None,
+        "entity_ids": [attribution], "status": "active", "created_at": _iso(at + timedelta(seconds=5)),
+        "sources": [{"event": e, "part": p} for e, p in sources],
+    }
+
+
+def questions(sample: dict, known: set[str]) -> tuple[list[dict], dict]:
+    asked, counts = [], {"category_5_skipped": 0, "unresolvable_evidence_ids": 0, "questions_without_evidence": 0}
+    for index, qa in enumerate(sample["qa"]):
+        category = qa.get("category")
+        if category == 5:
+            counts["category_5_skipped"] += 1
+            continue
+        raw = []
+        for value in qa.get("evidence", []):
+            raw += dia_ids(value)
+        evidence = [i for i in raw if i in known]
+        counts["unresolvable_evidence_ids"] += len(raw) - len(evidence)
+        if not evidence:
+            counts["questions_without_evidence"] += 1
+            continue
+        asked.append({"index": index, "question": qa["question"], "category": category, "evidence": evidence})
+    return asked, counts
+
+
+def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m evals.recall.locomo", description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="locomo10.json (operator-supplied)")
+    parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
+    parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    parser.add_argument("--channels", default="sparse,dense,hybrid")
+    parser.add_argument("--turns-only", action="store_true",
+                        help="dialogue turns only, no observation memories (comparable to turn-level baselines)")
+    parser.add_argument("--torch-threads", type=int, default=None,
+                        help="torch intra-op threads for the local encoder (default: torch's own choice)")
+    args = parser.parse_args(argv)
+    args.channels = [c.strip() for c in args.channels.split(",") if c.strip()]
+    if not args.channels or any(c not in CHANNELS for c in args.channels):
+        parser.error("--channels must be a comma-separated subset of sparse,dense,hybrid")
+    return args
+
+
+class _Acc:
+    """Integer coverage counts (micro) and per-question fractions (macro)."""
+
+    def __init__(self) -> None:
+        self.covered = {k: 0 for k in KS} | {"rendered": 0}
+        self.evidence = 0
+        self.fractions = {k: [] for k in KS} | {"rendered": []}
+        self.complete = {k: 0 for k in KS} | {"rendered": 0}
+        self.questions = 0
+
+    def add(self, covered: dict, evidence: int) -> None:
+        self.questions += 1
+        self.evidence += evidence
+        for k, c in covered.items():
+            self.covered[k] += c
+            self.fractions[k].append(c / evidence)
+            self.complete[k] += c == evidence
+
+    def as_dict(self) -> dict:
+        out = {"questions": self.questions, "evidence_ids": self.evidence}
+        for k in [*KS, "rendered"]:
+            name = f"@{k}" if k != "rendered" else "rendered"
+            out[name] = {
+                "recall": ratio(self.covered[k], self.evidence), "covered": self.covered[k],
+                "question_mean": statistics.fmean(self.fractions[k]) if self.fractions[k] else None,
+                "all_evidence_rate": ratio(self.complete[k], self.questions),
+            }
+        return out
+
+
+def run(args: argparse.Namespace) -> dict:
+    rpt.setup_django()
+    threads = rpt.torch_threads(args.torch_threads)
+    code = rpt.code_identity()
+    from django.conf import settings
+
+    from memory.bank import memory_bank_import
+    from memory.services import owner_create
+    from recall import encoders, retriever
+    from recall.backfill import backfill_vectors
+    from recall.domain import RecallRequest
+    from veetbot.identity import Principal
+
+    data_bytes = args.data.read_bytes()
+    samples = json.loads(data_bytes)
+    if args.conversations:
+        samples = samples[: args.conversations]
+    semantic = any(c != "sparse" for c in args.channels)
+    if semantic:
+        rpt.enable_semantic()
+    encoder = encoders.load_encoder("minilm") if semantic else None
+    started_at = datetime.now(timezone.utc)
+    progress = rpt.Progress()
+
+    acc = {c: defaultdict(_Acc) for c in args.channels}
+    fallbacks = {c: 0 for c in args.channels}
+    latency = {c: [] for c in args.channels}
+    conversations, totals = [], defaultdict(int)
+    for sample in samples:
+        document, mapping, conversion = convert(sample, observations=not args.turns_only)
+        known = {i for ids in mapping.values() for i in ids}
+        asked, qcounts = questions(sample, known)
+        owner = owner_create(display_name=f"locomo {sample['sample_id']} {started_at:%Y-%m-%dT%H:%M:%SZ}",
+                             now=RECALL_NOW)
+        principal = Principal(tenant_id=owner.tenant_id, principal_id=owner.principal_id)
+        remap_text, _, inverse = rpt.remapper(uuid.uuid5(NAMESPACE, f"run:{principal.principal_id}"))
+        data = remap_text(json.dumps(document, ensure_ascii=False, separators=(",", ":"))).encode()
+        counts = memory_bank_import(principal=principal, data=data, now=RECALL_NOW)
+        backfill = None
+        if semantic:
+            backfill = backfill_vectors(principal=principal, encoder=encoder,
+                                        progress=lambda s, d, t: progress(f"{sample['sample_id']} backfill", d, t))
+            progress.close()
+            backfill = backfill.summary()
+        rpt.note(f"{sample['sample_id']}: owner {principal.label}, {counts.memories} memories "
+                 f"({conversion['turns']} turns, {conversion['observations']} observations), {len(asked)} questions")
+        for key, value in {**conversion, **qcounts}.items():
+            totals[key] += value
+        totals["questions"] += len(asked)
+        done = 0
+        for channel in args.channels:
+            for q in asked:
+                request = RecallRequest(query=q["question"], ceiling=CEILING, max_items=MAX_ITEMS,
+                                        max_tokens=MAX_TOKENS, channel=channel)
+                began = time.perf_counter()
+                result = retriever.recall(principal=principal, request=request, surface="eval",
+                                          encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER,
+                                          now=RECALL_NOW)
+                latency[channel].append((time.perf_counter() - began) * 1000)
+                done += 1
+                progress(f"{sample['sample_id']} recall", done, len(asked) * len(args.channels))
+                if result.channel != channel:
+                    fallbacks[channel] += 1
+                    continue
+                ranked = [inverse.get(str(i), str(i)) for i in result.stages.ranked_ids]
+                rendered = [inverse.get(str(i), str(i)) for i in result.stages.rendered_ids]
+                evidence = set(q["evidence"])
+                covered = {}
+                for k in KS:
+                    seen = {d for memory_id in ranked[:k] for d in mapping.get(memory_id, ())}
+                    covered[k] = len(evidence & seen)
+                seen = {d for memory_id in rendered for d in mapping.get(memory_id, ())}
+                covered["rendered"] = len(evidence & seen)
+                for group in ("overall", f"category {q['category']}"):
+                    acc[channel][group].add(covered, len(evidence))
+        progress.close()
+        conversations.append({"sample_id": sample["sample_id"], "owner": principal.label, "import": counts.model_dump(),
+                              "backfill": backfill, "conversion": conversion, "questions": qcounts | {"asked": len(asked)}})
+
+    groups = ["overall", *(f"category {c}" for c in sorted(CATEGORIES))]
+    return {
+        "kind": KIND,
+        "created_at": started_at.isoformat(),
+        "code": code,
+        "command": "python -m evals.recall.locomo " + " ".join(sys.argv[1:]),
+        "data": {"path": str(args.data), "sha256": hashlib.sha256(data_bytes).hexdigest(),
+                 "conversations": len(samples), "license": "CC BY-NC (read at run time, never stored)"},
+        "conversion": {
+            "turn_statement": "<Speaker> said: <text> [shared an image: <blip_caption>]",
+            "turn_subject": "<Speaker>, <session date>",
+            "observation_subject": "<Speaker> (observation), <session date>",
+            "belief_type": "fact", "attribution": "person:<speaker>", "derivation": "extracted",
+            "observations": not args.turns_only,
+            "categories": CATEGORIES, "skipped_categories": [5],
+            "totals": dict(totals),
+        },
+        "configuration": {
+            "channels": args.channels, "max_items": MAX_ITEMS, "max_tokens": MAX_TOKENS, "ks": list(KS),
+            "ceiling": CEILING, "rrf_k": settings.RECALL_RRF_K, "policy": retriever.POLICY,
+            "encoder": (encoder.tuple.model_dump() | {"space": encoder.tuple.space}) if encoder is not None else None,
+            "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,
+            "recall_now": RECALL_NOW.isoformat(),
+            "torch_threads": threads,
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        },
+        "conversations": conversations,
+        "fallbacks": fallbacks,
+        "latency_ms": {c: rpt.latency_stats(v) for c, v in latency.items()},
+        "scores": {c: {g: acc[c][g].as_dict() for g in groups} for c in args.channels},
+    }
+
+
+def summary(report: dict) -> str:
+    scores = report["scores"]
+    channels = list(scores)
+    out = [f"LoCoMo evidence recall — {report['data']['conversations']} conversations, "
+           f"{report['conversion']['totals'].get('questions', 0)} questions (categories 1-4); "
+           "integer-aggregated recall %, per-question mean in parentheses"]
+    for group in next(iter(scores.values())):
+        name = group if group == "overall" else f"{group} ({CATEGORIES[int(group.split()[1])]})"
+        rows = []
+        for c in channels:
+            cell = scores[c][group]
+            rows.append([c, cell["questions"], *(f"{rpt.fmt(cell[f'@{k}']['recall'])} ({rpt.fmt(cell[f'@{k}']['question_mean'])})"
+                                                 for k in KS)])
+        out.append("")
+        out.append(name)
+        out.append(rpt.table(["channel", "questions", *(f"@{k}" for k in KS)], rows))
+    lat = report["latency_ms"]
+    out.append("")
+    out.append("fallbacks: " + ", ".join(f"{c} {report['fallbacks'][c]}" for c in channels)
+               + "; p50/p95 ms: " + ", ".join(f"{c} {lat[c]['p50']}/{lat[c]['p95']}" for c in channels))
+    return "\n".join(out)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(argv)
+    report = run(args)
+    path = rpt.write_report(args.report_dir, KIND, report)
+    print(summary(report))
+    print(f"\nreport: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
