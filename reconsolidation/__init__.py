@@ -1,5 +1,16 @@
 """Reconsolidation ("dreaming"): bounded, leased, budget-reserved maintenance that merges
 equivalent beliefs reversibly, writes extractive summaries, proposes tentative hypotheses and
 flags conflicts. It never rewrites or deletes an original and is invalidated through
-``memory.hooks`` whenever a source changes. (Built by the maintenance issue.)
+``memory.hooks`` whenever a source changes.
+
+Layout: ``models`` (rows, forced RLS in ``migrations``), ``domain`` (frozen values),
+``bounds`` (named limits of ``reconsolidation@1``), ``store.ReconsolidationStore`` (the unit
+of work) composed of ``leases`` (due jobs, leases, recovery), ``inventory`` (two lanes,
+slice plan, checkpoint, queued groups), ``grouping`` (bounded neighbour lookup), ``groups``
+(model work claims and outcomes), ``spend`` (reservations and settlement) and
+``operations`` (commit, invalidation); ``passes.inventory_slice`` runs one bounded slice.
+
+It must never call a provider inside a transaction, accept an owner other than the
+authenticated principal, put source text in a content-free table, or report a scanned
+anchor as analysed.
 """

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from decimal import Decimal
 from pathlib import Path
 
 from veetbot.database import data_dir, database_settings
@@ -140,6 +141,28 @@ RECALL_HNSW_EF_SEARCH = 100
 RECALL_HNSW_MAX_SCAN_TUPLES = 20000
 # Below this many vectors for an owner, exact search is used (set by measurement).
 RECALL_EXACT_SEARCH_MAX_VECTORS = int(os.environ.get("RECALL_EXACT_SEARCH_MAX_VECTORS", 20000))
+
+# --- Reconsolidation@1 bounds (read by reconsolidation/bounds.py; names carry their unit) --
+RECON_DUE_TIME_UTC = os.environ.get("RECON_DUE_TIME_UTC", "03:00")  # daily due time per owner
+RECON_LEASE_SECONDS = 180
+RECON_RENEW_SECONDS = 30
+RECON_SLICE_DEADLINE_SECONDS = 120
+RECON_MAX_GROUP_ATTEMPTS = 3
+RECON_SLICE_MAX_ANCHORS = 128
+RECON_SLICE_FULL_LANE_ANCHORS = 64  # reserved for the fair full scan
+RECON_SLICE_MAX_GROUPS = 4
+RECON_GROUP_MAX_MEMBERS = 32  # anchor + 31 neighbours
+RECON_PENDING_MAX_GROUPS = 256
+RECON_SLICE_MAX_OPERATIONS = 8
+RECON_SENSITIVITY_CEILING = "internal"
+RECON_NEIGHBOUR_CHANNEL_ROWS = 64
+RECON_NEIGHBOUR_MAX_LEXEMES = 24
+RECON_NEIGHBOUR_BATCH_ANCHORS = 8
+RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES = 2
+RECON_MONEY_QUANTUM_USD = Decimal("0.00000001")
+RECON_SLICE_BUDGET_USD = Decimal(os.environ.get("RECON_SLICE_BUDGET_USD", "0.25"))
+RECON_DAILY_BUDGET_USD = Decimal(os.environ.get("RECON_DAILY_BUDGET_USD", "2.00"))
+RECON_RULES_CALL_USD = RECON_MONEY_QUANTUM_USD  # the free rules provider still reserves
 
 # --- REST framework -------------------------------------------------------------------
 REST_FRAMEWORK = {

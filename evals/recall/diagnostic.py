@@ -281,6 +281,8 @@ def summary(report: dict) -> str:
         for key in ("split", "lexical_overlap"):
             for group in next(iter(scores.values()))["stages"][stage][f"by_{key}"]:
                 cells = [scores[c]["stages"][stage][f"by_{key}"][group] for c in channels]
+                if not any(cell["needs"] for cell in cells):
+                    continue  # e.g. the overlap tag of needs with nothing required
                 rows.append([f"[{key}] {group}", cells[0]["needs"], *(rpt.fmt(cell["recall"]) for cell in cells)])
         cells = [scores[c]["stages"][stage]["overall"] for c in channels]
         rows.append(["OVERALL", cells[0]["needs"], *(rpt.fmt(cell["recall"]) for cell in cells)])

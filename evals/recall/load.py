@@ -147,15 +147,17 @@ DIRECT_TOP_K = """
         ORDER BY embedding <=> %(vector)s::vector
         LIMIT %(k)s
     )
-    SELECT memory_id FROM nearest ORDER BY distance, memory_id
+    SELECT memory_id, distance FROM nearest ORDER BY distance, memory_id
 """
+TIE_EPSILON = 1e-6  # cosine distance: HNSW results this close to the exact 20th count as ties
 HNSW_INDEX = "memoryvector_embedding_hnsw"
 
 
 def direct_top_k(principal, space: str, vector: Sequence[float], *, hnsw: bool, depth: int = TOP_K,
                  explain: bool = False):
-    """(top-20 IDs, milliseconds, plan text or None) of the owner's nearest vectors, exact or
-    HNSW only, searched ``depth`` deep (the retriever searches its arm limit deep, then sorts)."""
+    """(top-20 (ID, distance) pairs, milliseconds, plan text or None) of the owner's nearest
+    vectors, exact or HNSW only, searched ``depth`` deep (as the retriever searches its arm
+    limit deep, then sorts)."""
     from django.conf import settings
     from django.db import connection
 
@@ -179,7 +181,7 @@ def direct_top_k(principal, space: str, vector: Sequence[float], *, hnsw: bool, 
                 plan = "\n".join(re.sub(r"'\[[-0-9.e,]+\]'", "'[query vector]'", row[0]) for row in cursor.fetchall())
             began = time.perf_counter()
             cursor.execute(DIRECT_TOP_K, params)
-            ids = [str(row[0]) for row in cursor.fetchall()][:TOP_K]
+            ids = [(str(row[0]), float(row[1])) for row in cursor.fetchall()][:TOP_K]
             elapsed = (time.perf_counter() - began) * 1000
     return ids, elapsed, plan
 
@@ -311,7 +313,7 @@ def run(args: argparse.Namespace) -> dict:
                  "dense exact": [], "dense hnsw": [], "sql exact": [], "sql hnsw": [], "sql hnsw deep": []}
         agreement_hits = agreement_total = 0
         per_query_agreement = []
-        direct_hits = direct_total = deep_hits = 0
+        direct_hits = direct_total = deep_hits = within_hits = 0
         direct_per_query = []
         depth = arm_limit(MAX_ITEMS)
         _, _, exact_plan = direct_top_k(principal, space, query_vectors[queries[0]], hnsw=False, explain=True)
@@ -334,13 +336,16 @@ def run(args: argparse.Namespace) -> dict:
             agreement_hits += hits
             agreement_total += len(top_exact)
             per_query_agreement.append(hits / len(top_exact) if top_exact else None)
-            exact_ids, exact_sql_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=False)
-            hnsw_ids, hnsw_sql_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=True)
+            exact_found, exact_sql_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=False)
+            hnsw_found, hnsw_sql_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=True)
+            exact_ids, hnsw_ids = [i for i, _ in exact_found], [i for i, _ in hnsw_found]
+            radius = exact_found[-1][1] + TIE_EPSILON if exact_found else None
+            within_hits += sum(1 for _, d in hnsw_found if radius is not None and d <= radius)
             modes["sql exact"].append(exact_sql_ms)
             modes["sql hnsw"].append(hnsw_sql_ms)
-            deep_ids, deep_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=True, depth=depth)
+            deep_found, deep_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=True, depth=depth)
             modes["sql hnsw deep"].append(deep_ms)
-            deep_hits += len(set(exact_ids) & set(deep_ids))
+            deep_hits += len(set(exact_ids) & {i for i, _ in deep_found})
             shared = len(set(exact_ids) & set(hnsw_ids))
             direct_hits += shared
             direct_total += len(exact_ids)
@@ -368,6 +373,9 @@ def run(args: argparse.Namespace) -> dict:
                     "queries_below_0.9": sum(1 for a in direct_per_query if a is not None and a < 0.9),
                     "min": min((a for a in direct_per_query if a is not None), default=None),
                     "depth_agreement": rpt_ratio(deep_hits, direct_total),
+                    # Synthetic banks repeat near-identical statements: an HNSW result at the
+                    # exact 20th distance or nearer is as good as the exact one it replaced.
+                    "within_exact_radius": rpt_ratio(within_hits, direct_total),
                     "depth": depth,
                     "hnsw_plan_uses_index": HNSW_INDEX in (hnsw_plan or ""),
                     "exact_plan_uses_hnsw_index": HNSW_INDEX in (exact_plan or ""),
@@ -422,13 +430,14 @@ def summary(report: dict) -> str:
                      "—" if direct["agreement"] is None else f"{100 * direct['agreement']:.1f}"
                      + ("" if direct["hnsw_plan_uses_index"] else " (no index!)"),
                      "—" if direct.get("depth_agreement") is None else f"{100 * direct['depth_agreement']:.1f}",
+                     "—" if direct.get("within_exact_radius") is None else f"{100 * direct['within_exact_radius']:.1f}",
                      "/".join(f"{x:.1f}" for x in entry["load_average_before"][:1] + entry["load_average_after"][:1])])
     return ("recall latency p50/p95 ms (20 items / 2,000 tokens), "
             f"{report['configuration']['queries']} queries per size; dense/hybrid without +enc use pre-encoded "
             "queries; 'dense exact/hnsw' = retriever with its search mode forced; 'sql' = direct top-20\n" + rpt.table(
                 ["size", "other", "default", "sparse", "dense", "dense+enc", "hybrid", "hybrid+enc", "dense exact",
                  "dense hnsw", "sql exact", "sql hnsw", "modes ∩@20 %", "sql ∩@20 %", "sql ∩@20 (160 deep) %",
-                 "load"], rows))
+                 "hnsw ≤ exact r20 %", "load"], rows))
 
 
 def main(argv: Optional[list[str]] = None) -> int:

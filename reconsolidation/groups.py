@@ -1,0 +1,97 @@
+"""Model work: claiming queued groups under the job lease and recording their outcome.
+
+The oldest pending group is claimed first (``recongroup_pending_by_age``), FOR UPDATE
+SKIP LOCKED so two claims never wait on or take the same group. A claim binds the group
+to the slice's lease token; any later write for it must present that same live token.
+
+Outcomes: ``completed`` and ``no_change`` are terminal successes, ``stale`` is terminal
+(new source revisions make a new group), ``deferred`` (budget, pricing, evidence
+unavailable) returns the group to the queue without counting a failure, and ``failed``
+counts one failed attempt: the ``RECON_MAX_GROUP_ATTEMPTS``-th is a terminal, audited
+failure of that identical input. A crashed or released slice counts the same way
+(``leases.recover_dead_slices``).
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from typing import Optional
+
+from reconsolidation import bounds
+from reconsolidation.domain import Group, GroupLease, InputRef
+from reconsolidation.errors import Invalid, LeaseLost
+from reconsolidation.inventory import group_view
+from reconsolidation.leases import audit, fail_attempt, locked_job, owner_fields, require_enabled
+from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
+from veetbot.clock import require_aware
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+OUTCOMES = ("completed", "no_change", "stale", "deferred", "failed")
+_REASON = re.compile(r"^[a-z0-9_]{0,40}$")
+
+
+def _lease_of(principal: Principal, job: ReconsolidationJob, group: ReconsolidationGroup) -> GroupLease:
+    return GroupLease(
+        **owner_fields(principal), group_id=group.id, job_id=job.id, lease_token=job.lease_token,
+        inputs=tuple(InputRef(memory_id=i, content_revision=r) for i, r in zip(group.input_ids, group.input_revisions)),
+        input_digest=group.input_digest, fence_generation=group.fence_generation, attempt=group.attempt_count,
+        slice_deadline_at=job.slice_started_at + timedelta(seconds=bounds.RECON_SLICE_DEADLINE_SECONDS),
+        spend_day=job.slice_started_at.date(),
+    )
+
+
+def locked_group(group_lease: GroupLease) -> ReconsolidationGroup:
+    """The group claimed under ``group_lease``, locked; else LeaseLost (nothing written)."""
+    group = ReconsolidationGroup.objects.select_for_update().filter(id=group_lease.group_id).first()
+    if group is None or group.state != "leased" or group.lease_token != group_lease.lease_token:
+        raise LeaseLost("group_not_leased")
+    return group
+
+
+def claim_group(principal: Principal, *, lease_token, now: datetime) -> Optional[GroupLease]:
+    """Claim the oldest pending group for this slice; None when the queue is empty."""
+    require_enabled()
+    now = require_aware(now)
+    with owner_context(principal):
+        job = locked_job(principal, lease_token, now)
+        group = (
+            ReconsolidationGroup.objects.select_for_update(skip_locked=True)
+            .filter(policy=bounds.POLICY, state="pending").order_by("created_at", "id").first()
+        )
+        if group is None:
+            return None
+        group.state = "leased"
+        group.lease_token = job.lease_token
+        group.leased_at = now
+        group.attempt_count += 1
+        group.updated_at = now
+        group.save()
+        return _lease_of(principal, job, group)
+
+
+def finish_group(principal: Principal, group_lease: GroupLease, *, outcome: str, reason: str = "", now: datetime) -> Group:
+    """Record the durable outcome of one claimed group (see the module docstring)."""
+    now = require_aware(now)
+    if outcome not in OUTCOMES:
+        raise Invalid(f"outcome: one of {', '.join(OUTCOMES)}")
+    if not _REASON.match(reason):
+        raise Invalid("reason: a short reason code")
+    with owner_context(principal):
+        locked_job(principal, group_lease.lease_token, now, job_id=None)
+        group = locked_group(group_lease)
+        if outcome == "failed":
+            fail_attempt(principal, group, reason or "failed", now)
+            return group_view(principal, group)
+        if outcome == "deferred":
+            group.state = "pending"
+            group.lease_token = None
+        else:
+            group.state = outcome
+            group.finished_at = now
+            audit(principal, f"group_{outcome}", now, reason=reason, job_id=group.job_id, group_id=group.id,
+                  counts={"attempts": group.attempt_count, "failures": group.retry_count})
+        group.reason = reason
+        group.updated_at = now
+        group.save()
+        return group_view(principal, group)

@@ -1,0 +1,307 @@
+"""Rows of reconsolidation. No business rules here beyond field constraints: writes live in
+``reconsolidation.store`` and the modules it composes.
+
+Every table is owner-scoped (``tenant_id``, ``principal_id``) with forced row-level
+security, and every reference to another owner row is an owner-bound composite foreign
+key added in SQL (``reconsolidation/migrations/0002``), so Django's single-column
+constraints are off (``db_constraint=False``).
+
+Only ``DerivedMemory`` holds prose (its erasable clauses). Everything else is content
+free — opaque IDs, content revisions, SHA-256 digests, counters, finite reason codes — so
+the staff context may read jobs, groups, receipts, spend, operation metadata and audit.
+``ReconsolidationBlock`` holds claim signatures only; they are not staff readable because
+a hash of a short claim can be confirmed by guessing.
+"""
+from __future__ import annotations
+
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import Q
+
+from memory.models import OwnedModel, owner_fk
+from memory.vocabulary import choices
+
+JOB_STATES = ("open", "completed")
+GROUP_STATES = ("pending", "leased", "completed", "no_change", "stale", "failed")
+GROUP_ACTIVE_STATES = ("pending", "leased")
+OPERATION_KINDS = ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict")
+OPERATION_STATES = ("proposed", "committed", "rejected", "stale", "invalidated", "undone")
+# The only transitions; a trigger in migration 0002 enforces the same table in SQL.
+OPERATION_TRANSITIONS = {
+    "proposed": {"committed", "rejected", "stale"},
+    "committed": {"invalidated", "undone"},
+}
+DERIVED_KINDS = ("summary", "hypothesis")
+DERIVED_STATUSES = ("active", "invalidated", "erased")
+BLOCK_REASONS = ("owner_undo", "owner_rejection")
+SPEND_STATES = ("reserved", "settled", "unknown")
+LANES = ("changed", "full")
+ANCHOR_OUTCOMES = ("grouped", "duplicate", "no_neighbours", "not_selected", "excluded")
+MONEY = {"max_digits": 14, "decimal_places": 8}
+
+
+class ReconsolidationJob(OwnedModel):
+    """One owner's durable daily work and the lease that admits exactly one worker to it.
+
+    The inventory cursors live here and are carried into the next job, so a missed day
+    continues the unfinished scan instead of queueing another identical one.
+    """
+
+    policy = models.CharField(max_length=40)
+    due_day = models.DateField()
+    state = models.CharField(max_length=10, choices=choices(JOB_STATES))
+    revision = models.PositiveIntegerField(default=1)
+    attempt_count = models.PositiveIntegerField(default=0)
+    # The lease: one token per slice. A slice keeps the UTC day of its start for spend.
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_token = models.UUIDField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    slice_started_at = models.DateTimeField(null=True, blank=True)
+    # Full lane: (creation_sequence, id) keyset pinned to the generation's high watermark.
+    full_generation = models.PositiveIntegerField(default=0)
+    full_high_watermark = models.BigIntegerField(default=0)
+    full_start_key = models.BigIntegerField(default=1)
+    full_cursor_sequence = models.BigIntegerField(default=0)
+    full_change_watermark = models.BigIntegerField(default=0)
+    generation_started_at = models.DateTimeField(null=True, blank=True)
+    # Changed lane: the last consumed change-journal seq.
+    changed_cursor_seq = models.BigIntegerField(default=0)
+    # Coverage counters of the current generation (scan and selection are reported apart).
+    full_scanned = models.PositiveIntegerField(default=0)
+    changed_scanned = models.PositiveIntegerField(default=0)
+    excluded = models.PositiveIntegerField(default=0)
+    groups_queued = models.PositiveIntegerField(default=0)
+    not_selected = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "due_day", "policy"], name="reconjob_owner_day_policy_unique"),
+            models.CheckConstraint(condition=Q(state__in=JOB_STATES), name="reconjob_state_valid"),
+            models.CheckConstraint(condition=Q(full_cursor_sequence__lte=models.F("full_high_watermark")), name="reconjob_cursor_within_watermark"),
+        ]
+        indexes = [models.Index(fields=["tenant_id", "principal_id", "policy", "state", "due_day"], name="reconjob_due")]
+
+
+class ReconsolidationGroup(OwnedModel):
+    """Queued model work: a bounded set of source IDs and revisions, never their text."""
+
+    job = owner_fk("reconsolidation.ReconsolidationJob", "groups")
+    policy = models.CharField(max_length=40)
+    anchor_id = models.UUIDField()
+    lane = models.CharField(max_length=10, choices=choices(LANES))
+    input_ids = ArrayField(models.UUIDField())  # sorted
+    input_revisions = ArrayField(models.PositiveIntegerField())  # aligned with input_ids
+    input_digest = models.CharField(max_length=64)
+    fence_generation = models.BigIntegerField()
+    state = models.CharField(max_length=10, choices=choices(GROUP_STATES))
+    attempt_count = models.PositiveSmallIntegerField(default=0)  # claims
+    retry_count = models.PositiveSmallIntegerField(default=0)  # failed attempts
+    reason = models.CharField(max_length=40, blank=True)
+    lease_token = models.UUIDField(null=True, blank=True)
+    leased_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "policy", "input_digest"], name="recongroup_owner_policy_digest_unique"),
+            models.CheckConstraint(condition=Q(state__in=GROUP_STATES), name="recongroup_state_valid"),
+        ]
+
+
+class ReconsolidationAnchorReceipt(OwnedModel):
+    """The latest durable inventory outcome of one original: grouped, duplicate,
+    no_neighbours, not_selected (overflow) or excluded, with a content-free reason.
+    One row per original (upserted), so receipts stay bounded by the bank's size."""
+
+    job = owner_fk("reconsolidation.ReconsolidationJob", "anchor_receipts")
+    policy = models.CharField(max_length=40)
+    memory_id = models.UUIDField()
+    content_revision = models.PositiveIntegerField()
+    lane = models.CharField(max_length=10, choices=choices(LANES))
+    generation = models.PositiveIntegerField()
+    # The last generation whose full lane visited this original (0: never).
+    full_generation = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=15, choices=choices(ANCHOR_OUTCOMES))
+    reason = models.CharField(max_length=40, blank=True)
+    group_id = models.UUIDField(null=True, blank=True)
+    recorded_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "policy", "memory_id"], name="reconreceipt_owner_memory_unique"),
+        ]
+
+
+class ReconsolidationOperation(OwnedModel):
+    """One proposed or committed operation over supplied inputs. Kind and input identities
+    never change; state moves only along ``OPERATION_TRANSITIONS``."""
+
+    group = owner_fk("reconsolidation.ReconsolidationGroup", "operations")
+    kind = models.CharField(max_length=20, choices=choices(OPERATION_KINDS))
+    state = models.CharField(max_length=12, choices=choices(OPERATION_STATES))
+    revision = models.PositiveIntegerField(default=1)
+    policy = models.CharField(max_length=40)
+    model_identity = models.CharField(max_length=64)  # digest of provider/model/pricing
+    evidence_identity = models.CharField(max_length=64)  # digest of the sorted leaf events
+    input_ids = ArrayField(models.UUIDField())
+    input_revisions = ArrayField(models.PositiveIntegerField())
+    input_digest = models.CharField(max_length=64)
+    slice_token = models.UUIDField()
+    reason = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField()
+    committed_at = models.DateTimeField(null=True, blank=True)
+    invalidated_at = models.DateTimeField(null=True, blank=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "policy", "kind", "input_digest"], name="reconop_owner_input_unique"),
+            models.CheckConstraint(condition=Q(kind__in=OPERATION_KINDS), name="reconop_kind_valid"),
+            models.CheckConstraint(condition=Q(state__in=OPERATION_STATES), name="reconop_state_valid"),
+        ]
+        indexes = [models.Index(fields=["tenant_id", "principal_id", "-created_at", "-id"], name="reconop_list_order")]
+
+
+class ReconsolidationDependency(OwnedModel):
+    """Complete support of an operation: one row per (source original, leaf event)."""
+
+    operation = owner_fk("reconsolidation.ReconsolidationOperation", "dependencies")
+    memory = owner_fk("memory.Memory", "+")
+    content_revision = models.PositiveIntegerField()
+    session_id = models.UUIDField()
+    event = owner_fk("memory.Event", "+")
+    evidence_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["operation", "memory", "event"], name="recondep_unique"),
+        ]
+        indexes = [models.Index(fields=["tenant_id", "principal_id", "memory"], name="recondep_by_source")]
+
+
+class ReconsolidationMember(OwnedModel):
+    """Reversible equivalence membership: originals survive, recall suppresses duplicates.
+    A partial unique index (migration 0002) keeps a member in at most one active set."""
+
+    operation = owner_fk("reconsolidation.ReconsolidationOperation", "members")
+    canonical = owner_fk("memory.Memory", "+")
+    member = owner_fk("memory.Memory", "+")
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField()
+    deactivated_at = models.DateTimeField(null=True, blank=True)
+
+
+class DerivedMemory(OwnedModel):
+    """A summary or hypothesis projection. Its clauses ``[{text, source_ids}]`` are the only
+    prose in this app and are emptied on erasure; never staff readable."""
+
+    operation = owner_fk("reconsolidation.ReconsolidationOperation", "derived")
+    kind = models.CharField(max_length=10, choices=choices(DERIVED_KINDS))
+    clauses = models.JSONField(default=list)
+    subject = models.TextField(blank=True)
+    belief_type = models.CharField(max_length=20)
+    sensitivity = models.CharField(max_length=12)
+    scope = models.CharField(max_length=150)
+    portable = models.BooleanField()
+    confidence = models.FloatField()
+    evidence_at = models.DateTimeField()
+    valid_from = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=12, choices=choices(DERIVED_STATUSES))
+    revision = models.PositiveIntegerField(default=1)
+    store_position = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    erased_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=DERIVED_KINDS), name="reconderived_kind_valid"),
+            models.CheckConstraint(condition=Q(status__in=DERIVED_STATUSES), name="reconderived_status_valid"),
+            models.CheckConstraint(condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="reconderived_confidence_range"),
+        ]
+
+
+class ReconsolidationBlock(OwnedModel):
+    """A durable constraint against repeating what the owner undid or rejected.
+    SHA-256 signatures only: independent of model and policy, no prose."""
+
+    signature = models.CharField(max_length=64)
+    reason = models.CharField(max_length=20, choices=choices(BLOCK_REASONS))
+    operation_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "signature"], name="reconblock_signature_unique"),
+            models.CheckConstraint(condition=Q(reason__in=BLOCK_REASONS), name="reconblock_reason_valid"),
+            models.CheckConstraint(condition=Q(signature__regex=r"^[0-9a-f]{64}$"), name="reconblock_signature_sha256"),
+        ]
+
+
+class ReconsolidationSpendDay(OwnedModel):
+    """The owner/UTC-day row every reservation locks first; its total is what the day has
+    charged so far (reserved and unknown at their maximum, settled at the verified bill)."""
+
+    day = models.DateField()
+    charged_usd = models.DecimalField(default=0, **MONEY)
+    reservations = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "day"], name="reconspendday_owner_day_unique"),
+            models.CheckConstraint(condition=Q(charged_usd__gte=0), name="reconspendday_nonnegative"),
+        ]
+
+
+class ReconsolidationSpend(OwnedModel):
+    """One reservation per provider attempt, persisted before the request may be sent."""
+
+    job = owner_fk("reconsolidation.ReconsolidationJob", "spend")
+    group_id = models.UUIDField(null=True, blank=True)
+    slice_token = models.UUIDField()
+    day = models.DateField()
+    request_digest = models.CharField(max_length=64)
+    maximum_usd = models.DecimalField(**MONEY)
+    settled_usd = models.DecimalField(null=True, blank=True, **MONEY)
+    charged_usd = models.DecimalField(**MONEY)
+    state = models.CharField(max_length=10, choices=choices(SPEND_STATES))
+    call_audit = models.JSONField(null=True, blank=True)  # closed, content-free
+    reserved_at = models.DateTimeField()
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "slice_token", "request_digest"], name="reconspend_slice_request_unique"),
+            models.CheckConstraint(condition=Q(state__in=SPEND_STATES), name="reconspend_state_valid"),
+            models.CheckConstraint(condition=Q(maximum_usd__gt=0), name="reconspend_maximum_positive"),
+            models.CheckConstraint(
+                condition=Q(charged_usd__gte=0) & Q(charged_usd__lte=models.F("maximum_usd")), name="reconspend_charge_within_maximum",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["tenant_id", "principal_id", "day"], name="reconspend_owner_day"),
+            models.Index(fields=["tenant_id", "principal_id", "slice_token"], name="reconspend_owner_slice"),
+        ]
+
+
+class ReconsolidationAudit(OwnedModel):
+    """Content-free audit: what happened (event, reason code, counts), to which IDs, when."""
+
+    job_id = models.UUIDField(null=True, blank=True)
+    group_id = models.UUIDField(null=True, blank=True)
+    operation_id = models.UUIDField(null=True, blank=True)
+    event = models.CharField(max_length=40)
+    reason = models.CharField(max_length=40, blank=True)
+    counts = models.JSONField(default=dict)  # integers only
+    recorded_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant_id", "principal_id", "recorded_at"], name="reconaudit_owner_time")]

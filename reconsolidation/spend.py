@@ -1,0 +1,157 @@
+"""Spend: durable reservations before any provider call, settlement after it.
+
+* Money is ``Decimal`` USD on a 1e-8 quantum, always rounded *up*; a free request still
+  reserves the minimum positive quantum so the protocol is always exercised.
+* Every reservation first locks the owner/UTC-day row (``ReconsolidationSpendDay``,
+  FOR UPDATE), so concurrent workers, retries and slices of one owner serialize there and
+  see each other's charges. A request is admitted only if its maximum fits both the
+  slice ceiling (``RECON_SLICE_BUDGET_USD``) and the daily ceiling
+  (``RECON_DAILY_BUDGET_USD``); otherwise ``BudgetExhausted`` defers the group.
+* The day bucket is the UTC day the *slice started*, read from the job row, never the
+  caller's clock: a slice that began at 23:59:59 keeps charging that day after midnight
+  and cannot borrow from the next.
+* Settlement: ``unknown`` (timeout, crash, missing or inconsistent usage) keeps the full
+  reservation; a verified lower bill releases only the difference. Replaying the same
+  settlement answers the same receipt; a different one is a conflict.
+* Lease-bound: reserve and settle need the slice's live lease token. The kill switch
+  stops reservations (provider admission) but never settlement.
+
+No provider call happens inside these transactions; the call audit is closed and holds no
+prompt, response, source text, error message or credential.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from decimal import ROUND_CEILING, Decimal, InvalidOperation
+from typing import Optional
+from uuid import UUID, uuid4
+
+from django.db import connection
+from django.db.models import Sum
+
+from reconsolidation import bounds
+from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, Reservation, SpendReceipt
+from reconsolidation.errors import BudgetExhausted, Conflict, DuplicateReservation, Invalid, LeaseLost, NotFound
+from reconsolidation.groups import locked_group
+from reconsolidation.leases import locked_job, owner_fields, require_enabled
+from reconsolidation.models import ReconsolidationSpend, ReconsolidationSpendDay
+from veetbot.clock import require_aware
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+
+
+def usd(value) -> Decimal:
+    """A non-negative amount on the money quantum, rounded up."""
+    try:
+        amount = Decimal(str(value)) if not isinstance(value, Decimal) else value
+    except InvalidOperation:
+        raise Invalid("amount: not a number")
+    if not amount.is_finite() or amount < 0:
+        raise Invalid("amount: must be a finite, non-negative USD amount")
+    return amount.quantize(bounds.RECON_MONEY_QUANTUM_USD, rounding=ROUND_CEILING)
+
+
+def _locked_day(principal: Principal, day, now: datetime) -> ReconsolidationSpendDay:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO reconsolidation_reconsolidationspendday (id, tenant_id, principal_id, day, charged_usd,"
+            " reservations, updated_at) VALUES (%s, %s, %s, %s, 0, 0, %s)"
+            " ON CONFLICT (tenant_id, principal_id, day) DO NOTHING",
+            [uuid4(), principal.tenant_id, principal.principal_id, day, now],
+        )
+    return ReconsolidationSpendDay.objects.select_for_update().get(day=day)
+
+
+def reserve(
+    principal: Principal, group_lease: GroupLease, *, request_digest: str, maximum_usd, now: datetime,
+    call_audit: Optional[CallAudit] = None,
+) -> Reservation:
+    """Persist a reservation of the request's maximum cost, or refuse (nothing written)."""
+    require_enabled()
+    now = require_aware(now)
+    if not _DIGEST.match(request_digest or ""):
+        raise Invalid("request_digest: a SHA-256 hex digest")
+    maximum = max(usd(maximum_usd), bounds.RECON_MONEY_QUANTUM_USD)
+    with owner_context(principal):
+        job = locked_job(principal, group_lease.lease_token, now)
+        locked_group(group_lease)
+        started = job.slice_started_at
+        if (now - started).total_seconds() >= bounds.RECON_SLICE_DEADLINE_SECONDS:
+            raise BudgetExhausted("slice_deadline")
+        day = started.date()
+        ledger = _locked_day(principal, day, now)
+        if ReconsolidationSpend.objects.filter(slice_token=job.lease_token, request_digest=request_digest).exists():
+            raise DuplicateReservation()
+        if maximum > bounds.RECON_SLICE_BUDGET_USD:
+            raise BudgetExhausted("above_slice_ceiling")
+        slice_charged = ReconsolidationSpend.objects.filter(slice_token=job.lease_token).aggregate(
+            total=Sum("charged_usd"))["total"] or Decimal(0)
+        if slice_charged + maximum > bounds.RECON_SLICE_BUDGET_USD:
+            raise BudgetExhausted("slice_budget")
+        if ledger.charged_usd + maximum > bounds.RECON_DAILY_BUDGET_USD:
+            raise BudgetExhausted("daily_budget")
+        row = ReconsolidationSpend.objects.create(
+            **owner_fields(principal), job_id=job.id, group_id=group_lease.group_id, slice_token=job.lease_token,
+            day=day, request_digest=request_digest, maximum_usd=maximum, charged_usd=maximum, state="reserved",
+            call_audit=call_audit.model_dump(mode="json") if call_audit is not None else None, reserved_at=now,
+        )
+        ledger.charged_usd += maximum
+        ledger.reservations += 1
+        ledger.updated_at = now
+        ledger.save(update_fields=["charged_usd", "reservations", "updated_at"])
+        return Reservation(
+            **owner_fields(principal), id=row.id, job_id=job.id, group_id=row.group_id, slice_token=row.slice_token,
+            day=day, request_digest=request_digest, maximum_usd=maximum, state=row.state, reserved_at=now,
+            slice_charged_usd=slice_charged + maximum, day_charged_usd=ledger.charged_usd,
+        )
+
+
+def _receipt(principal: Principal, row: ReconsolidationSpend, released: Decimal, day_total: Decimal) -> SpendReceipt:
+    return SpendReceipt(
+        **owner_fields(principal), reservation_id=row.id, day=row.day, state=row.state, maximum_usd=row.maximum_usd,
+        settled_usd=row.settled_usd, charged_usd=row.charged_usd, released_usd=released, day_charged_usd=day_total,
+    )
+
+
+def settle(
+    principal: Principal, reservation_id: UUID, *, outcome: str, actual_usd=None, lease_token: UUID, now: datetime,
+    completion: Optional[CallCompletion] = None,
+) -> SpendReceipt:
+    """Settle one reservation of the caller's live slice (see the module docstring)."""
+    now = require_aware(now)
+    if outcome not in ("verified", "unknown"):
+        raise Invalid("outcome: verified or unknown")
+    actual = usd(actual_usd) if actual_usd is not None else None
+    with owner_context(principal):
+        locked_job(principal, lease_token, now)
+        found = ReconsolidationSpend.objects.filter(id=reservation_id).values_list("day", "slice_token").first()
+        if found is None:
+            raise NotFound("reservation")
+        day, slice_token = found
+        if slice_token != lease_token:
+            raise LeaseLost("not_this_slice")
+        ledger = _locked_day(principal, day, now)
+        row = ReconsolidationSpend.objects.select_for_update().get(id=reservation_id)
+        # Unknown, missing or impossible usage never lowers the charge.
+        verified = outcome == "verified" and actual is not None and actual <= row.maximum_usd
+        state, charge = ("settled", actual) if verified else ("unknown", row.maximum_usd)
+        if row.state != "reserved":
+            if row.state == state and row.charged_usd == charge:
+                return _receipt(principal, row, row.maximum_usd - row.charged_usd, ledger.charged_usd)
+            raise Conflict("already_settled")
+        released = row.maximum_usd - charge
+        row.state = state
+        row.settled_usd = charge if verified else None
+        row.charged_usd = charge
+        row.settled_at = now
+        if row.call_audit is not None and completion is not None:
+            row.call_audit = {**row.call_audit, "completion": completion.model_dump(mode="json")}
+        row.save(update_fields=["state", "settled_usd", "charged_usd", "settled_at", "call_audit"])
+        if released:
+            ledger.charged_usd -= released
+            ledger.updated_at = now
+            ledger.save(update_fields=["charged_usd", "updated_at"])
+        return _receipt(principal, row, released, ledger.charged_usd)

@@ -1,0 +1,161 @@
+"""The SQL of inventory and grouping: who is eligible, the two lane pages, the neighbour call.
+
+Eligibility (``EXCLUSION_REASON``) is one CASE expression: the first failing filter's
+content-free reason code, or '' for an eligible original. The same filters, in the same
+order, are frozen into the ``reconsolidation_neighbours`` function of migration 0002 and
+applied there *before* every bound, so a planted ineligible row can neither join a group
+nor displace an eligible neighbour. ``tests/reconsolidation/test_selection_bounds.py``
+holds both to the same planted rows.
+
+Why a function for neighbours: under forced row-level security the planner may not use a
+non-leakproof operator (``tsvector @@ tsquery``, array ``@>``) as an index condition for
+the runtime role, so GIN indexes (on the stored ``recall_document`` and on
+``entity_ids``) could not serve a lookup and each anchor would scan the owner's whole bank. ``reconsolidation_neighbours`` is SECURITY
+DEFINER (owned by the migrating role, like ``authenticate_owner_token``) and applies the
+very owner predicate of the RLS policies itself, from the same transaction-local settings;
+it takes no owner argument and returns opaque IDs, revisions and ranks only. Where the
+owning role is not a superuser the policies still apply inside it: same rows, slower plan.
+
+Every statement here is O(slice): keyset ranges on ``(tenant_id, principal_id,
+creation_sequence)`` and ``(tenant_id, principal_id, seq)``, bounded LIMITs, and indexed
+probes per anchor. Nothing compares all pairs. Values are always bound parameters.
+"""
+from __future__ import annotations
+
+# Owner user.message.created evidence that is neither excluded nor erased. (Sources and
+# events are tied to their original's owner by owner-bound foreign keys, and RLS applies.)
+OWNER_EVIDENCE = """
+    EXISTS (
+        SELECT 1 FROM memory_memorysource s
+        CROSS JOIN LATERAL (
+            SELECT 1 FROM memory_event e
+            WHERE e.id = s.event_id AND e.kind = 'user.message.created' AND e.speaker = 'owner'
+              AND NOT e.excluded AND e.erased_at IS NULL
+            LIMIT 1
+        ) e
+        WHERE s.memory_id = {m}.id
+    )
+"""
+# (The lateral LIMIT keeps this a walk from the original's sources to their events: with
+# the policies' owner predicates the planner would otherwise start from all the owner's
+# events whenever statistics are missing.)
+
+EXCLUSION_REASON = f"""
+    CASE
+        WHEN m.erased_at IS NOT NULL THEN 'erased'
+        WHEN m.status <> 'active' THEN 'not_active'
+        WHEN m.expires_at IS NOT NULL AND m.expires_at <= %(now)s THEN 'expired'
+        WHEN m.derivation = 'inferred' THEN 'not_direct'
+        WHEN NOT (m.sensitivity = ANY(%(sensitivities)s::text[])) THEN 'above_sensitivity'
+        WHEN m.scope = 'user' AND NOT m.portable THEN 'not_portable'
+        WHEN NOT {OWNER_EVIDENCE.format(m="m")} THEN 'no_owner_evidence'
+        ELSE ''
+    END
+"""
+
+OWNER = "tenant_id = %(tenant_id)s AND principal_id = %(principal_id)s"
+
+# Full lane: the next rows after the cursor in (creation_sequence, id) order, never past
+# the generation's high watermark. limit + 1 rows tell whether the lane is exhausted.
+FULL_PAGE = f"""
+    SELECT m.id, m.creation_sequence, m.content_revision, {EXCLUSION_REASON} AS reason
+    FROM (
+        SELECT * FROM memory_memory
+        WHERE {OWNER} AND creation_sequence > %(after)s AND creation_sequence <= %(through)s
+        ORDER BY creation_sequence, id
+        LIMIT %(limit)s
+    ) m
+    ORDER BY m.creation_sequence, m.id
+"""
+# (The LIMIT is inside so the planner costs the evidence subquery per page row, not as a
+# hash over the owner's whole bank.)
+
+# Changed lane: the next change-journal entries after the cursor, each with its original's
+# current keys and eligibility ('gone' when no row is visible any more).
+CHANGED_PAGE = f"""
+    SELECT j.seq, j.memory_id, m.creation_sequence, m.content_revision,
+           CASE WHEN m.id IS NULL THEN 'gone' ELSE {EXCLUSION_REASON} END AS reason
+    FROM (
+        SELECT seq, memory_id FROM memory_changejournal
+        WHERE {OWNER} AND seq > %(after)s AND seq <= %(through)s
+        ORDER BY seq LIMIT %(limit)s
+    ) j
+    LEFT JOIN LATERAL (
+        SELECT * FROM memory_memory WHERE id = j.memory_id AND {OWNER} LIMIT 1
+    ) m ON true
+    ORDER BY j.seq
+"""
+
+# The current keys and eligibility of given originals (at most one group's worth each).
+INPUTS = f"""
+    SELECT m.id, m.content_revision, m.scope, {EXCLUSION_REASON} AS reason
+    FROM unnest(%(ids)s::uuid[]) AS wanted(id)
+    CROSS JOIN LATERAL (
+        SELECT * FROM memory_memory WHERE id = wanted.id AND {OWNER} LIMIT 1
+    ) m
+"""
+
+# (LIMIT inside each lateral keeps the planner on one primary-key probe per row, with the
+# evidence subquery per row, even on tables without statistics.)
+
+# How many full-lane rows remain (capped): the reservation a checkpoint must honour.
+FULL_REMAINING = f"""
+    SELECT count(*) FROM (
+        SELECT 1 FROM memory_memory
+        WHERE {OWNER} AND creation_sequence > %(after)s AND creation_sequence <= %(through)s
+        LIMIT %(limit)s
+    ) r
+"""
+
+FULL_RANGE_COUNT = f"""
+    SELECT count(*) FROM memory_memory
+    WHERE {OWNER} AND creation_sequence > %(after)s AND creation_sequence <= %(through)s
+"""
+
+CHANGED_RANGE_COUNT = f"""
+    SELECT count(*) FROM memory_changejournal
+    WHERE {OWNER} AND seq > %(after)s AND seq <= %(through)s
+"""
+
+# Model coverage: pending work of the owner, processed and failed groups of this job.
+GROUP_COUNTS = """
+    SELECT (SELECT count(*) FROM reconsolidation_reconsolidationgroup
+            WHERE policy = %(policy)s AND state IN ('pending', 'leased')),
+           count(*) FILTER (WHERE state IN ('completed', 'no_change')),
+           count(*) FILTER (WHERE state = 'failed')
+    FROM reconsolidation_reconsolidationgroup WHERE job_id = %(job_id)s
+"""
+
+NEIGHBOURS = """
+    SELECT anchor_id, memory_id, match_rank, overlap, creation_sequence, content_revision
+    FROM reconsolidation_neighbours(
+        %(anchors)s::uuid[], %(now)s, %(sensitivities)s::text[], %(start_key)s,
+        %(neighbours)s, %(channel_rows)s, %(max_lexemes)s, %(min_overlap)s
+    )
+"""
+
+# The owner allocators, read under the owner lock: the generation's high watermark is the
+# last creation_sequence handed out, so a late commit cannot slip behind a saved cursor.
+ALLOCATORS = f"""
+    SELECT next_creation_sequence - 1, next_journal_seq - 1 FROM memory_ownerlock WHERE {OWNER}
+"""
+
+# Upsert one receipt per anchor in one statement (one row per original, kept bounded).
+RECEIPTS_UPSERT = """
+    INSERT INTO reconsolidation_reconsolidationanchorreceipt AS r
+        (id, tenant_id, principal_id, job_id, policy, memory_id, content_revision, lane, generation,
+         full_generation, outcome, reason, group_id, recorded_at)
+    SELECT gen_random_uuid(), %(tenant_id)s, %(principal_id)s, %(job_id)s, %(policy)s, u.memory_id,
+           u.content_revision, u.lane, %(generation)s,
+           CASE WHEN u.lane = 'full' THEN %(generation)s ELSE 0 END,
+           u.outcome, u.reason, u.group_id, %(now)s
+    FROM unnest(%(memory_ids)s::uuid[], %(revisions)s::int[], %(lanes)s::text[], %(outcomes)s::text[],
+                %(reasons)s::text[], %(group_ids)s::uuid[])
+         AS u(memory_id, content_revision, lane, outcome, reason, group_id)
+    ON CONFLICT (tenant_id, principal_id, policy, memory_id) DO UPDATE SET
+        job_id = EXCLUDED.job_id, content_revision = EXCLUDED.content_revision, lane = EXCLUDED.lane,
+        generation = EXCLUDED.generation,
+        full_generation = CASE WHEN EXCLUDED.lane = 'full' THEN EXCLUDED.generation ELSE r.full_generation END,
+        outcome = EXCLUDED.outcome, reason = EXCLUDED.reason, group_id = EXCLUDED.group_id,
+        recorded_at = EXCLUDED.recorded_at
+"""

@@ -1,0 +1,40 @@
+"""Entry point of a separate OS process that claims a lease on its own connection.
+
+Started with the ``spawn`` method: the child imports Django from scratch, points both
+aliases at the parent's test database and runs the real store.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+
+def claim_in_child(root: str, db_name: str, tenant: str, principal: str, now_iso: str, barrier, results) -> None:
+    sys.path.insert(0, root)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "veetbot.settings")
+    import django
+
+    django.setup()
+    from datetime import datetime
+
+    from django.conf import settings
+    from django.db import connections
+
+    for alias in ("default", "owner"):
+        settings.DATABASES[alias]["NAME"] = db_name
+        connections[alias].settings_dict["NAME"] = db_name
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
+
+    from reconsolidation.store import ReconsolidationStore
+    from veetbot.identity import Principal
+
+    owner = Principal(tenant_id=tenant, principal_id=principal)
+    barrier.wait(timeout=60)
+    try:
+        lease = ReconsolidationStore().claim_due(owner, lease_owner=f"pid-{os.getpid()}",
+                                                 now=datetime.fromisoformat(now_iso))
+        results.put(("ok", str(lease.lease_token) if lease else None))
+    except Exception as error:  # reported to the parent, which fails the test
+        results.put(("error", repr(error)))
+    finally:
+        connections.close_all()
