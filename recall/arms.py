@@ -71,11 +71,10 @@ def arm_limit(max_items: int) -> int:
 @dataclass(frozen=True)
 class Read:
     """What every statement of one recall shares: the predicate parameters
-    (``sql.base_params``), current or historical content, stored columns or not, the arm limit."""
+    (``sql.base_params``), current or historical content, the arm limit."""
 
     params: dict
     historical: bool
-    stored: bool
     limit: int
 
 
@@ -90,18 +89,6 @@ class Candidate:
 class PreparedQuery:
     lexemes: list[str]
     phrase_query: str  # " normalised query " for whole-phrase subject matching
-
-
-_stored_by_database: dict[str, bool] = {}
-
-
-def stored_columns() -> bool:
-    """Whether memory_memory has the stored search columns (checked once per database)."""
-    name = connection.settings_dict["NAME"]
-    if name not in _stored_by_database:
-        rows = _run(sql.STORED_COLUMNS_PRESENT, {"count": len(sql.STORED_COLUMNS), "names": list(sql.STORED_COLUMNS)})
-        _stored_by_database[name] = bool(rows[0][0])
-    return _stored_by_database[name]
 
 
 def prepare_query(query: str) -> PreparedQuery:
@@ -122,7 +109,7 @@ def sparse(
 ) -> tuple[list[Candidate], list[Candidate]]:
     """(lexical, structured) candidates, each ranked and bounded in SQL."""
     lexical = bool(prepared.lexemes)  # only stop words or punctuation: no term can be covered
-    rows = _run(sql.sparse_arms(read.historical, read.stored, lexical=lexical), {
+    rows = _run(sql.sparse_arms(read.historical, lexical=lexical), {
         **read.params, "lexemes": prepared.lexemes, "tsquery": sql.tsquery_any(prepared.lexemes),
         "entity_ids": list(entity_ids), "phrase_query": prepared.phrase_query,
         "anchor_types": list(anchors), "limit": read.limit,
@@ -134,14 +121,14 @@ def sparse(
 
 
 def semantic(read: Read, query_vector: Sequence[float], space: str, *, exact: bool) -> list[Candidate]:
-    rows = _run(sql.semantic_arm(read.historical, read.stored, exact=exact), {
+    rows = _run(sql.semantic_arm(read.historical, exact=exact), {
         **read.params, "query_vector": sql.vector_literal(query_vector), "space": space, "limit": read.limit,
     })
     return [Candidate(id=r[0], store_position=r[1], signal=float(r[2])) for r in rows]
 
 
 def recent(read: Read) -> list[Candidate]:
-    rows = _run(sql.recent_arm(read.historical, read.stored), {**read.params, "limit": read.limit})
+    rows = _run(sql.recent_arm(read.historical), {**read.params, "limit": read.limit})
     return [Candidate(id=r[0], store_position=r[1], signal=0.0) for r in rows]
 
 
@@ -156,7 +143,7 @@ def use_exact_search(space: str) -> bool:
 
 
 def rejoin(read: Read, ids: Sequence[UUID]) -> dict[UUID, tuple]:
-    rows = _run(sql.rejoin(read.historical, read.stored), {**read.params, "ids": list(ids)})
+    rows = _run(sql.rejoin(read.historical), {**read.params, "ids": list(ids)})
     return {row[0]: row for row in rows}
 
 

@@ -123,7 +123,7 @@ def recall(
                 sensitivities=_allowed_sensitivities(request.ceiling), scope=request.scope,
                 exclude_ids=list(request.exclude_ids), belief_types=list(request.belief_types),
             ),
-            historical=request.as_of is not None, stored=arms.stored_columns(),
+            historical=request.as_of is not None,
             limit=arms.arm_limit(request.max_items),
         )
         lists: dict[str, list[arms.Candidate]] = {}

@@ -20,14 +20,13 @@ before any relevance is computed. The hard predicates are applied twice:
   explicit type filter. For a current recall this is the current row again.
 
 Speed (measured at 10,000 beliefs): forced RLS keeps the planner from using non-leakproof
-operators such as ``tsvector @@ tsquery`` as index conditions for the runtime role, so the
-GIN expression index cannot serve recall and ``to_tsvector`` would run per row (~40 µs:
-~400 ms per recall). When ``memory_memory`` carries the stored generated columns
-``recall_document`` (that same tsvector) and ``recall_subject_key`` (the normalised
-subject), the arms read them instead; without them they compute the identical
-expressions. Results are the same either way. A historical recall reads the stored
-columns for beliefs whose current revision *is* the one current at ``as_of`` (its snapshot
-equals the row) and computes from the snapshot only for beliefs revised since.
+operators such as ``tsvector @@ tsquery`` as index conditions for the runtime role, so a GIN
+expression index cannot serve recall and ``to_tsvector`` would run per row (~40 µs: ~400 ms
+per recall). The arms therefore read the stored generated columns ``recall_document`` (that
+same tsvector) and ``recall_subject_key`` (the normalised subject) of ``memory_memory``
+(memory migration 0003). A historical recall reads them for beliefs whose current revision
+*is* the one current at ``as_of`` (its snapshot equals the row) and computes the identical
+expressions from the snapshot only for beliefs revised since.
 
 Scope: a ``user``-scope recall sees ``user``-scope beliefs; a local recall (``project:X`` or
 ``session:S``) sees its own scope plus ``user``-scope beliefs that are portable. Local scopes
@@ -40,8 +39,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The lexical arm's document: the expression of the GIN index ``memory_lexical_gin``
-# (recall migration 0002) and of the stored ``recall_document`` column.
+# The lexical arm's document: the expression of the stored ``recall_document`` column
+# (memory migration 0003), computed from a snapshot only for historical content.
 DOCUMENT_TSVECTOR = "to_tsvector('english'::regconfig, {subject} || ' ' || {statement})"
 QUERY_CONFIG = "english"
 # Whole-phrase subject matching: lower case, runs of anything but letters/digits become one
@@ -83,30 +82,14 @@ class Content:
     subject_key: str  # the normalised subject, for whole-phrase matching
 
 
-STORED_COLUMNS = ("recall_document", "recall_subject_key")
-# The DDL of those columns (for the recall migration that adds them; the parity test uses
-# it too). Generated columns follow every content change and erasure by themselves.
-STORED_COLUMNS_DDL = (
-    "ALTER TABLE memory_memory ADD COLUMN recall_document tsvector GENERATED ALWAYS AS ("
-    + DOCUMENT_TSVECTOR.format(subject="subject", statement="statement") + ") STORED",
-    "ALTER TABLE memory_memory ADD COLUMN recall_subject_key text GENERATED ALWAYS AS ("
-    + NORMALIZE.format(value="subject") + ") STORED",
-)
-STORED_COLUMNS_DROP = (
-    "ALTER TABLE memory_memory DROP COLUMN recall_subject_key",
-    "ALTER TABLE memory_memory DROP COLUMN recall_document",
-)
-
-
-def _current(stored: bool) -> Content:
+def _current() -> Content:
     return Content(
         subject="m.subject", statement="m.statement", belief_type="m.belief_type", polarity="m.polarity",
         derivation="m.derivation", attribution="m.attribution", authority="m.authority",
         sensitivity="m.sensitivity", scope="m.scope", portable="m.portable", confidence="m.confidence",
         evidence_at="m.evidence_at", valid_from="m.valid_from", expires_at="m.expires_at",
         entity_ids="m.entity_ids::text[]", status="m.status", revision="m.content_revision",
-        document="m.recall_document" if stored else DOCUMENT_TSVECTOR.format(subject="m.subject", statement="m.statement"),
-        subject_key="m.recall_subject_key" if stored else NORMALIZE.format(value="m.subject"),
+        document="m.recall_document", subject_key="m.recall_subject_key",
     )
 
 
@@ -115,8 +98,8 @@ def _snap(key: str, cast: str = "") -> str:
     return f"{text}::{cast}" if cast else text
 
 
-def _historical(stored: bool) -> Content:
-    current = _current(stored)
+def _historical() -> Content:
+    current = _current()
     unchanged = "h.revision = m.content_revision"  # the snapshot equals the current row
     return Content(
         subject=_snap("subject"), statement=_snap("statement"), belief_type=_snap("belief_type"),
@@ -154,10 +137,10 @@ def content_predicate(c: Content) -> str:
     """
 
 
-def permitted(historical: bool, stored: bool) -> str:
+def permitted(historical: bool) -> str:
     """``WITH permitted AS NOT MATERIALIZED (...)``: inlined into each arm so its predicates
     are planned together with the arm's ORDER BY and LIMIT (unused columns cost nothing)."""
-    c = _historical(stored) if historical else _current(stored)
+    c = _historical() if historical else _current()
     return f"""
     WITH permitted AS NOT MATERIALIZED (
         SELECT m.id, m.store_position, {c.revision} AS revision,
@@ -210,7 +193,7 @@ def tsquery_any(lexemes: list[str]) -> str:
 
 # --- arms --------------------------------------------------------------------------------
 
-def sparse_arms(historical: bool, stored: bool, *, lexical: bool) -> str:
+def sparse_arms(historical: bool, *, lexical: bool) -> str:
     """The lexical and structured arms in one pass over the permitted originals.
 
     Each arm is still ranked and limited on its own, in SQL, before its LIMIT; they only
@@ -225,9 +208,9 @@ def sparse_arms(historical: bool, stored: bool, *, lexical: bool) -> str:
     normalised subject is a whole phrase of the normalised query; tier 1 when its type is
     an anchor type. Ranked by tier, then store position desc, then id.
     """
-    # A computed document (no stored columns, or a historical snapshot) is evaluated once
-    # per row: OFFSET 0 keeps the lateral subquery from being inlined into each reference.
-    if stored and not historical:
+    # A historical snapshot's computed document is evaluated once per row: OFFSET 0 keeps
+    # the lateral subquery from being inlined into each reference.
+    if not historical:
         source, doc, subject = "permitted p", "p.document", "p.subject_key"
     else:
         source = "permitted p CROSS JOIN LATERAL (SELECT p.document AS doc, p.subject_key AS subject OFFSET 0) d"
@@ -239,7 +222,7 @@ def sparse_arms(historical: bool, stored: bool, *, lexical: bool) -> str:
             WHEN {subject} <> '' AND strpos(%(phrase_query)s, ' ' || {subject} || ' ') > 0 THEN 0
             WHEN p.belief_type = ANY(%(anchor_types)s::text[]) THEN 1
         END"""
-    return permitted(historical, stored) + f""",
+    return permitted(historical) + f""",
     scored AS MATERIALIZED (
         SELECT id, store_position, coverage, tier FROM (
             SELECT p.id, p.store_position,
@@ -256,7 +239,7 @@ def sparse_arms(historical: bool, stored: bool, *, lexical: bool) -> str:
     """
 
 
-def semantic_arm(historical: bool, stored: bool, *, exact: bool) -> str:
+def semantic_arm(historical: bool, *, exact: bool) -> str:
     """Nearest vectors of permitted originals by cosine distance, LIMIT in SQL.
 
     A vector counts only for the content revision it was computed from: the current one,
@@ -268,7 +251,7 @@ def semantic_arm(historical: bool, stored: bool, *, exact: bool) -> str:
     """
     distance = "(v.embedding <=> %(query_vector)s::vector)"
     order = f"{distance} + 0" if exact else distance
-    return permitted(historical, stored) + f""",
+    return permitted(historical) + f""",
     nearest AS MATERIALIZED (
         SELECT p.id, p.store_position, {distance} AS distance
         FROM recall_memoryvector v
@@ -283,22 +266,22 @@ def semantic_arm(historical: bool, stored: bool, *, exact: bool) -> str:
     """
 
 
-def recent_arm(historical: bool, stored: bool) -> str:
+def recent_arm(historical: bool) -> str:
     """The legacy bounded newest-first selection (frozen controls only)."""
-    return permitted(historical, stored) + """
+    return permitted(historical) + """
     SELECT p.id, p.store_position FROM permitted p
     ORDER BY p.store_position DESC, p.id
     LIMIT %(limit)s
     """
 
 
-def rejoin(historical: bool, stored: bool) -> str:
+def rejoin(historical: bool) -> str:
     """The permitted originals among ``ids``, re-read with their effective content.
 
     Run after fusion and before the result limit: whatever an arm returned, only what is
     permitted now (in this statement's snapshot) is ranked, rendered or returned.
     """
-    return permitted(historical, stored) + """
+    return permitted(historical) + """
     SELECT p.id, p.store_position, p.revision, p.subject, p.statement, p.belief_type,
            p.polarity, p.derivation, p.attribution, p.authority, p.sensitivity, p.confidence,
            p.evidence_at, p.valid_from, p.expires_at
@@ -306,11 +289,6 @@ def rejoin(historical: bool, stored: bool) -> str:
     WHERE p.id = ANY(%(ids)s::uuid[])
     """
 
-
-STORED_COLUMNS_PRESENT = """
-    SELECT count(*) = %(count)s FROM pg_attribute
-    WHERE attrelid = 'memory_memory'::regclass AND attname = ANY(%(names)s::text[]) AND NOT attisdropped
-"""
 
 SOURCES = """
     SELECT memory_id, event_id, part_id FROM memory_memorysource

@@ -156,8 +156,8 @@ def test_exact_search_is_used_at_or_below_the_threshold(bank, semantic_on, setti
 def test_semantic_arm_sql_orders_exact_mode_by_an_expression_the_index_cannot_serve():
     from recall import sql
 
-    assert "<=> %(query_vector)s::vector) + 0" in sql.semantic_arm(False, False, exact=True)
-    assert "+ 0" not in sql.semantic_arm(False, False, exact=False)
+    assert "<=> %(query_vector)s::vector) + 0" in sql.semantic_arm(False, exact=True)
+    assert "+ 0" not in sql.semantic_arm(False, exact=False)
 
 
 def test_surface_must_be_known(bank):
