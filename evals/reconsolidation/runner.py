@@ -1,0 +1,475 @@
+"""The measured comparison runner of the frozen reconsolidation corpus (issue 4, part 3).
+
+For every selected case, arm and repeat it seeds a *fresh* owner with the case's bank (IDs
+remapped, because IDs are primary keys across owners), runs the arm at the corpus's fixed
+evaluation instant, collects observations from store and recall state only, and scores them
+with ``reconsolidation-scorer@1``:
+
+* ``original`` — existing maintenance only (the expiry sweep): the control.
+* ``merge`` — dreaming, with only ``merge_equivalent`` proposals approved.
+* ``connections`` — dreaming, with every proposal kind approved (merges, summaries,
+  connections, conflicts).
+
+Dreaming runs in reviewed mode, so every proposal is recorded ``proposed`` first; the runner
+then approves the arm's kinds through the owner's own approval service — exactly what an owner
+approving everything would do. Runtime code sees only ``runtime_case_input(case)``: the bank
+and the probe questions. Labels stay here and in the scorer.
+
+Offline (no answer model) each probe is scored on the evidence recall renders for its
+question (20 items / 2,000 tokens), labelled ``rendered_evidence`` in the report. A case that
+raises is kept as ``failed`` (never dropped). The report binds the code commit and dirty flag,
+the corpus, scorer, F1 and manifest digests, the provider and model, spend and every number;
+it is written exclusively (an existing path is never replaced), with a summary table and a
+PNG chart next to it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from evals.reconsolidation import case_inputs, scorer
+
+VERSION = "reconsolidation-runner@1"
+REPO = Path(__file__).resolve().parents[2]
+CORPUS_PATH = REPO / "evals/capability/memory-reconsolidation.v1.json"
+MANIFEST_PATH = REPO / "evals/capability/memory-reconsolidation.manifest.json"
+RUNNER_PATH = REPO / "reconsolidation/management/commands/eval_reconsolidation.py"
+PROVIDERS = ("rules", "scripted", "openai")
+SPLIT_CHOICES = ("development", "holdout", "both")
+RECALL_MAX_ITEMS = 20
+RECALL_MAX_TOKENS = 2000
+RECALL_CEILING = "restricted"  # the owner's own view: every original it may read
+DEFAULT_SPEND_CEILING_USD = Decimal("50")
+# Kinds each arm approves; "original" never dreams.
+ARM_KINDS = {
+    scorer.ORIGINAL_ARM: (),
+    scorer.MERGE_ARM: ("merge_equivalent",),
+    scorer.CONNECTIONS_ARM: ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict"),
+}
+# One sweep ends when a slice reports the generation complete with nothing pending; this
+# bounds a sweep that never settles (it then fails the case rather than hanging the run).
+MAX_SLICES_PER_SWEEP = 200
+LEASE_OWNER = "eval_reconsolidation"
+
+
+class RunnerError(Exception):
+    """A refusal before anything ran (bad arguments, pinned digests that do not match)."""
+
+
+@dataclass
+class Configuration:
+    arms: tuple[str, ...]
+    repeats: int
+    provider: str
+    split: str = "both"
+    case_ids: tuple[str, ...] = ()  # a reduced run (smoke test); empty = every case of the split
+    spend_ceiling_usd: Decimal = DEFAULT_SPEND_CEILING_USD
+
+    def as_dict(self) -> dict:
+        return {
+            "arms": list(self.arms), "repeats": self.repeats, "provider": self.provider, "split": self.split,
+            "case_ids": list(self.case_ids), "spend_ceiling_usd": str(self.spend_ceiling_usd),
+            "recall": {"max_items": RECALL_MAX_ITEMS, "max_tokens": RECALL_MAX_TOKENS, "ceiling": RECALL_CEILING},
+            "probe_mode": "rendered_evidence", "approval": {arm: list(ARM_KINDS[arm]) for arm in self.arms},
+        }
+
+
+@dataclass
+class Spend:
+    usd: Decimal = Decimal(0)
+    reservations: int = 0
+
+    def add(self, usd: Decimal, reservations: int) -> None:
+        self.usd += usd
+        self.reservations += reservations
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_pins() -> dict:
+    """Refuse to run against a corpus, scorer or F1 whose bytes differ from the manifest."""
+    manifest = json.loads(MANIFEST_PATH.read_text())
+    pins = {}
+    for name in ("corpus", "scorer", "f1"):
+        entry = manifest[name]
+        actual = sha256_file(REPO / entry["path"])
+        if actual != entry["sha256"]:
+            raise RunnerError(f"{entry['path']} does not match its pinned SHA-256 in {MANIFEST_PATH.name}")
+        pins[name] = {"version": entry["version"], "sha256": actual}
+    pins["manifest"] = {"sha256": sha256_file(MANIFEST_PATH)}
+    pins["runner"] = {"sha256": sha256_file(Path(__file__)), "command_sha256": sha256_file(RUNNER_PATH),
+                      "pinned": manifest.get("runner", {}).get("sha256")}
+    return pins
+
+
+def validate(config: Configuration, corpus: dict) -> list[dict]:
+    """The cases to run, or a RunnerError naming the bad argument (nothing has run yet)."""
+    unknown = [arm for arm in config.arms if arm not in scorer.ARMS]
+    if unknown or not config.arms or len(set(config.arms)) != len(config.arms):
+        raise RunnerError(f"--arms: a comma-separated subset of {','.join(scorer.ARMS)} without repeats")
+    if config.repeats < 1:
+        raise RunnerError("--repeats: at least 1")
+    if config.provider not in PROVIDERS:
+        raise RunnerError(f"--provider: one of {', '.join(PROVIDERS)}")
+    if config.provider != "rules":
+        raise RunnerError(f"--provider {config.provider}: not available yet (only the local rules provider is"
+                          " wired into dreaming; the scripted and openai providers arrive with the provider issue)")
+    if config.split not in SPLIT_CHOICES:
+        raise RunnerError(f"--split: one of {', '.join(SPLIT_CHOICES)}")
+    if config.spend_ceiling_usd <= 0:
+        raise RunnerError("--spend-ceiling-usd: a positive amount")
+    cases = [c for c in corpus["cases"] if config.split == "both" or c["split"] == config.split]
+    if config.case_ids:
+        known = {c["id"] for c in cases}
+        missing = sorted(set(config.case_ids) - known)
+        if missing:
+            raise RunnerError(f"--cases: unknown in this split: {', '.join(missing)}")
+        cases = [c for c in cases if c["id"] in set(config.case_ids)]
+    return cases
+
+
+# --------------------------------------------------------------------------------------------
+# One case under one arm
+# --------------------------------------------------------------------------------------------
+
+def _seed(case: dict, instant: datetime, namespace: uuid.UUID):
+    """A fresh owner holding the case's bank at fresh IDs; deleted originals erased through
+    the governed path and due expiries applied at the instant. Returns the principal and the
+    remapped->corpus ID table."""
+    from evals.recall.report import remapper
+    from memory.bank import memory_bank_import
+    from memory.services import memory_erase, owner_create
+    from memory.services.sweeps import memories_expire_due
+    from veetbot.identity import Principal
+
+    runtime = case_inputs.runtime_case_input(case)
+    bank = runtime["bank"]
+    deleted = [m["id"] for m in bank["memories"] if m["status"] == "deleted"]
+    for memory in bank["memories"]:
+        if memory["status"] == "deleted":
+            memory["status"] = "active"  # imported live, then erased as an owner would
+    remap_text, new_id, inverse = remapper(namespace)
+    data = remap_text(json.dumps(bank, ensure_ascii=False, separators=(",", ":")))
+    owner = owner_create(display_name="reconsolidation evaluation", now=instant)
+    principal = Principal(tenant_id=owner.tenant_id, principal_id=owner.principal_id)
+    memory_bank_import(principal=principal, data=data, now=instant)
+    for memory_id in deleted:
+        memory_erase(principal=principal, memory_id=uuid.UUID(new_id(memory_id)), now=instant)
+    memories_expire_due(principal=principal, now=instant)
+    questions = {p["id"]: p["question"] for p in runtime["probes"]}
+    return principal, inverse, questions
+
+
+def _sweep_clocks(instant: datetime, sweeps: int) -> list[datetime]:
+    """One UTC day per sweep (a job is due once a day), the last one at the instant."""
+    return [instant - timedelta(days=sweeps - k) for k in range(1, sweeps + 1)]
+
+
+def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Optional[int]) -> int:
+    """Approve the arm's pending proposals (oldest first) as the owner; at most ``limit``."""
+    from reconsolidation.models import ReconsolidationOperation
+    from reconsolidation.store import ReconsolidationStore
+    from veetbot.rls import owner_context
+
+    store = ReconsolidationStore(clock=lambda: now)
+    with owner_context(principal):
+        pending = list(ReconsolidationOperation.objects.filter(state="proposed", kind__in=list(kinds))
+                       .order_by("created_at", "id").values_list("id", "revision"))
+    approved = 0
+    for operation_id, revision in pending:
+        if limit is not None and approved >= limit:
+            break
+        try:
+            store.approve(principal, operation_id, expected_revision=revision,
+                          idempotency_key=f"eval-approve-{operation_id}")
+        except Exception as error:  # a conflict (e.g. overlapping merge) rejects only itself
+            from reconsolidation.errors import Conflict, StaleInputs
+            if not isinstance(error, (Conflict, StaleInputs)):
+                raise
+            continue
+        approved += 1
+    return approved
+
+
+def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime) -> None:
+    """Run the protocol's sweeps; with ``restart_after_operations`` the first sweep's worker
+    stops after that many approved operations and a new worker resumes from stored state."""
+    from reconsolidation import passes
+    from reconsolidation.store import ReconsolidationStore
+
+    restart_after = protocol.get("restart_after_operations")
+    for number, now in enumerate(_sweep_clocks(instant, int(protocol.get("sweeps", 1))), start=1):
+        store = ReconsolidationStore(clock=lambda now=now: now)
+        approved = 0
+        for _ in range(MAX_SLICES_PER_SWEEP):
+            report = passes.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now)
+            limit = None
+            if number == 1 and restart_after is not None:
+                limit = max(0, restart_after - approved)
+            approved += _approve_pending(principal, kinds, now, limit)
+            if number == 1 and restart_after is not None and approved >= restart_after:
+                # The worker stops here; a fresh store object (a restarted process) resumes.
+                store = ReconsolidationStore(clock=lambda now=now: now)
+                restart_after = None
+            if report is None or (report.generation_complete and not report.groups_pending):
+                break
+        else:
+            raise RuntimeError("sweep did not complete within MAX_SLICES_PER_SWEEP slices")
+        _approve_pending(principal, kinds, now, None)
+
+
+def _observe(case: dict, principal, inverse: dict, questions: dict, instant: datetime, *, reconsolidating: bool):
+    """What the store and recall show now, in corpus IDs."""
+    from django.conf import settings
+    from django.db.models import Q
+
+    from memory.models import Memory
+    from recall.domain import RecallRequest
+    from recall.retriever import recall
+    from reconsolidation.models import DerivedMemory, ReconsolidationDependency, ReconsolidationOperation
+    from veetbot.rls import owner_context
+
+    def back(value) -> str:
+        return inverse.get(str(value), str(value))
+
+    with owner_context(principal):
+        merges = [[back(i) for i in ids] for ids in ReconsolidationOperation.objects.filter(
+            kind="merge_equivalent", state="committed").order_by("created_at", "id").values_list("input_ids", flat=True)]
+        live = Memory.objects.filter(status="active", erased_at__isnull=True).filter(
+            Q(expires_at__isnull=True) | Q(expires_at__gt=instant))
+        survivors = sorted(back(i) for i in live.values_list("id", flat=True))
+        hypotheses = []
+        for derived in DerivedMemory.objects.filter(kind="hypothesis", status="active",
+                                                    operation__state="committed").order_by("created_at", "id"):
+            support = ReconsolidationDependency.objects.filter(operation_id=derived.operation_id).values_list(
+                "memory_id", flat=True).distinct()
+            for clause in derived.clauses:
+                hypotheses.append({"statement": clause["text"], "support": sorted({back(i) for i in support})})
+    previous = settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = reconsolidating
+    try:
+        evidence = []
+        for probe_id, question in questions.items():
+            result = recall(principal=principal, surface="eval", now=instant, request=RecallRequest(
+                query=question, ceiling=RECALL_CEILING, max_items=RECALL_MAX_ITEMS, max_tokens=RECALL_MAX_TOKENS,
+                as_of=instant))
+            evidence.append({"probe_id": probe_id, "text": result.rendered})
+    finally:
+        settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = previous
+    return {"case_id": case["id"], "merges": merges, "survivors": survivors, "hypotheses": hypotheses,
+            "rendered_evidence": evidence, "failed": False}
+
+
+def _spend_of(principal) -> tuple[Decimal, int]:
+    from django.db.models import Count, Sum
+
+    from reconsolidation.models import ReconsolidationSpend
+    from veetbot.rls import owner_context
+
+    with owner_context(principal):
+        totals = ReconsolidationSpend.objects.aggregate(usd=Sum("charged_usd"), n=Count("id"))
+    return totals["usd"] or Decimal(0), totals["n"]
+
+
+def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, spend: Spend) -> dict:
+    """One observation; any exception makes it a failed case (kept in every denominator)."""
+    from django.conf import settings
+
+    started = time.monotonic()
+    kinds = ARM_KINDS[arm]
+    try:
+        leaked = case_inputs.leaked_label_values(
+            case, json.dumps(case_inputs.runtime_case_input(case), ensure_ascii=False))
+        if leaked:
+            raise RuntimeError("runtime input carries label values")
+        principal, inverse, questions = _seed(case, instant, namespace)
+        if kinds:
+            previous = (settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED, settings.AGENT_MEMORY_RECONSOLIDATION_MODE)
+            settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED, settings.AGENT_MEMORY_RECONSOLIDATION_MODE = True, "reviewed"
+            try:
+                _dream(principal, kinds, case["protocol"], instant)
+            finally:
+                settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED, settings.AGENT_MEMORY_RECONSOLIDATION_MODE = previous
+            spend.add(*_spend_of(principal))
+        observation = _observe(case, principal, inverse, questions, instant, reconsolidating=bool(kinds))
+        observation["seconds"] = round(time.monotonic() - started, 3)
+        return observation
+    except Exception as error:  # noqa: BLE001 - a failed case is data, not a crash
+        return {"case_id": case["id"], "merges": [], "survivors": [], "hypotheses": [], "rendered_evidence": [],
+                "failed": True, "error": type(error).__name__, "seconds": round(time.monotonic() - started, 3)}
+
+
+# --------------------------------------------------------------------------------------------
+# The run
+# --------------------------------------------------------------------------------------------
+
+def _scored(corpus: dict, cases: list[dict], observations: list[dict]) -> dict:
+    subset = {**corpus, "cases": cases}
+    clean = [{k: v for k, v in o.items() if k not in ("seconds", "error")} for o in observations]
+    return scorer.score(subset, clean)
+
+
+def _instant(corpus: dict) -> datetime:
+    return datetime.fromisoformat(corpus["evaluation_instant"].replace("Z", "+00:00"))
+
+
+def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], None]] = None) -> dict:
+    from evals.recall.report import code_identity
+
+    pins = check_pins()
+    corpus = json.loads(CORPUS_PATH.read_text())
+    cases = validate(config, corpus)
+    code = code_identity()
+    instant = _instant(corpus)
+    run_id = uuid.uuid4()
+    spend = Spend()
+    spend_by_arm = {arm: Spend() for arm in config.arms}
+    per_arm: dict[str, list[dict]] = {arm: [] for arm in config.arms}
+    cases_out: dict[str, dict] = {arm: {} for arm in config.arms}
+    total = len(cases) * len(config.arms) * config.repeats
+    done = 0
+    started = time.monotonic()
+    for repeat in range(1, config.repeats + 1):
+        for arm in config.arms:
+            observations = []
+            for case in cases:
+                namespace = uuid.uuid5(run_id, f"{repeat}:{arm}:{case['id']}")
+                if spend.usd >= config.spend_ceiling_usd:
+                    observation = {"case_id": case["id"], "merges": [], "survivors": [], "hypotheses": [],
+                                   "rendered_evidence": [], "failed": True, "error": "spend_ceiling", "seconds": 0}
+                else:
+                    before = (spend.usd, spend.reservations)
+                    observation = run_case(case, arm, instant=instant, namespace=namespace, spend=spend)
+                    spend_by_arm[arm].add(spend.usd - before[0], spend.reservations - before[1])
+                observations.append(observation)
+                done += 1
+                if progress:
+                    progress(f"repeat {repeat} {arm}", done, total)
+            report = _scored(corpus, cases, observations)
+            per_arm[arm].append(report)
+            for observation in observations:
+                entry = cases_out[arm].setdefault(observation["case_id"], {"failed": 0, "errors": [], "seconds": []})
+                entry["failed"] += int(observation["failed"])
+                entry["seconds"].append(observation["seconds"])
+                if observation.get("error"):
+                    entry["errors"].append(observation["error"])
+    arms = {arm: scorer.combine(reports) for arm, reports in per_arm.items()}
+    for arm, reports in per_arm.items():
+        arms[arm]["per_repeat"] = [{split: {k: v for k, v in figures.items()}
+                                    for split, figures in r["splits"].items()} for r in reports]
+        arms[arm]["cases"] = cases_out[arm]
+    splits = ("development", "holdout") if config.split == "both" else (config.split,)
+    gate_results = {name: value for name, value in scorer.gates(arms).items() if name.split("/")[0] in splits}
+    from django.conf import settings
+    return {
+        "runner": VERSION,
+        "code": code,
+        "pins": pins,
+        "corpus": {"version": corpus["version"], "evaluation_instant": corpus["evaluation_instant"],
+                   "cases": len(cases)},
+        "configuration": config.as_dict(),
+        "provider": {"name": config.provider, "model": "rules@1" if config.provider == "rules" else None,
+                     "embedding": settings.RECALL_ENCODER if settings.AGENT_MEMORY_SEMANTIC_ENABLED else None,
+                     "recall_channel": "hybrid" if settings.AGENT_MEMORY_SEMANTIC_ENABLED else "sparse"},
+        "usage": {"spend_usd": str(spend.usd), "reservations": spend.reservations,
+                  "by_arm": {arm: {"spend_usd": str(s.usd), "reservations": s.reservations}
+                             for arm, s in spend_by_arm.items()}},
+        "seconds": round(time.monotonic() - started, 1),
+        "arms": arms,
+        "gates": {name: {"value": value["value"], "threshold": value["threshold"], "passed": value["passed"]}
+                  for name, value in gate_results.items()},
+        "passed": scorer.all_passed(gate_results),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Output: the JSON (exclusive), a summary table and a chart next to it
+# --------------------------------------------------------------------------------------------
+
+def _pct(value: Any) -> str:
+    return "—" if value is None else f"{100 * float(value):.1f}"
+
+
+def summary(report: dict) -> str:
+    from evals.recall.report import table
+
+    rows = []
+    for arm, figures in report["arms"].items():
+        for split, f in figures["splits"].items():
+            if not f["cases"]:
+                continue
+            rows.append([f"{split}/{arm}", f["cases"], f["failed_cases"], f["false_merge_pairs"], f["lost_facts"],
+                         f"{f['classes_covered']}/{f['classes_total']}", _pct(f["duplicate_set_coverage"]),
+                         f"{f['hypotheses_matched']}/{f['hypotheses_output']}/{f['hypotheses_expected']}",
+                         _pct(f["direct_recall"]), _pct(f["cross_session_coverage"])])
+    head = table(["split/arm", "cases", "failed", "false pairs", "lost", "classes", "coverage %",
+                  "hyp m/out/exp", "direct %", "cross %"], rows)
+    gates = table(["gate", "value", "threshold", "passed"],
+                  [[name, "—" if g["value"] is None else g["value"], g["threshold"], "yes" if g["passed"] else "NO"]
+                   for name, g in report["gates"].items()])
+    return (f"{report['runner']} · corpus {report['corpus']['version']} · provider {report['provider']['name']}"
+            f" · repeats {report['configuration']['repeats']} · probes scored on rendered evidence (offline)"
+            f" · spend USD {report['usage']['spend_usd']}\n{head}\n\n{gates}\n"
+            f"all gates passed: {'yes' if report['passed'] else 'NO'}\n")
+
+
+def chart(report: dict, path: Path) -> None:
+    """Coverage (duplicate sets, direct and cross-session probes) per split and arm, and spend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels, series = [], {"duplicate-set coverage": [], "direct recall": [], "cross-session coverage": []}
+    for arm, figures in report["arms"].items():
+        for split, f in figures["splits"].items():
+            if not f["cases"]:
+                continue
+            labels.append(f"{split[:3]}/{arm}")
+            series["duplicate-set coverage"].append(float(f["duplicate_set_coverage"] or 0))
+            series["direct recall"].append(float(f["direct_recall"] or 0))
+            series["cross-session coverage"].append(float(f["cross_session_coverage"] or 0))
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [3, 1]})
+    width = 0.8 / len(series)
+    for index, (name, values) in enumerate(series.items()):
+        left.bar([i + index * width for i in range(len(labels))], values, width, label=name)
+    left.set_xticks([i + width for i in range(len(labels))], labels, rotation=30, ha="right", fontsize=8)
+    left.set_ylim(0, 1)
+    left.set_ylabel("fraction")
+    left.legend(fontsize=8)
+    left.set_title("coverage per split/arm")
+    by_arm = report["usage"]["by_arm"]
+    costs = [float(by_arm[arm]["spend_usd"]) for arm in by_arm]
+    right.bar(list(by_arm), costs)
+    right.set_ylim(0, max(costs + [0]) * 1.25 or 1e-6)
+    right.set_ylabel("USD (all repeats)")
+    right.set_title(f"cost ({report['provider']['name']})")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def write(report: dict, output: Path) -> list[Path]:
+    """The JSON at ``output`` (exclusive create), then ``.summary.txt`` and ``.png`` beside it."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with open(output, "x", encoding="utf-8") as handle:
+        handle.write(json.dumps(report, indent=1, default=str) + "\n")
+    text_path, png_path = output.with_suffix(".summary.txt"), output.with_suffix(".png")
+    with open(text_path, "x", encoding="utf-8") as handle:
+        handle.write(summary(report))
+    chart(report, png_path)
+    return [output, text_path, png_path]
+
+
+def note(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
