@@ -1,18 +1,66 @@
-"""The inventory pass: one bounded slice of inventory and grouping under a held lease.
+"""Slices: the inventory pass, the slice driver and the until-idle loop.
 
-plan (read) -> neighbour lookups (read) -> checkpoint (one write transaction). The
-changed lane's anchors are offered for grouping before the full lane's; at most
-``RECON_SLICE_MAX_GROUPS`` new groups are queued, within the pending cap. The caller owns
-the lease (claim, renew, release); this function never calls a provider.
+* ``inventory_slice``: plan (read) -> neighbour lookups (read) -> checkpoint (one write
+  transaction). The changed lane's anchors are offered for grouping before the full
+  lane's; at most ``RECON_SLICE_MAX_GROUPS`` new groups are queued, within the pending cap.
+  The caller owns the lease; this function never calls a provider.
+* ``run_slice``: one whole leased slice — claim_due, inventory_slice, then the oldest
+  queued groups through ``reconsolidation.work.process_group`` (at most
+  ``RECON_SLICE_MAX_GROUPS``, renewing the lease every ``RECON_RENEW_SECONDS``, starting
+  no group at or after the slice's wall deadline), then release. It returns None when
+  nothing is due or another worker holds the owner's live lease.
+* ``run_until_idle``: slices until the scan generation is complete and no group awaits
+  the model (what ``dream --until-idle``, the Celery task and the quick start share).
+
+Crash semantics: an exception inside a slice propagates *without* releasing the lease, so a
+crash in code and a killed process look the same — the lease expires and the next claim
+recovers the slice's leased groups (a failed attempt each) and unsettled reservations
+(``leases.recover_dead_slices``). The kill switch is checked by every claim
+(``leases.require_enabled``); flipping it off mid-slice stops admission of further groups
+and the slice releases normally.
+
+This module holds no SQL of its own beyond two content-free counts and never reads
+source text; the values it returns carry IDs, counts, states and money only.
 """
 from __future__ import annotations
 
-from datetime import datetime
+import time
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Callable, Literal, Optional
 
+from django.db.models import Sum
+
+from memory.models import Principal as OwnerPrincipal
 from reconsolidation import bounds, grouping
-from reconsolidation.domain import JobLease, SliceReport
+from reconsolidation.domain import Coverage, JobLease, OperationView, SliceReport, Value
+from reconsolidation.dry_run import DryRun, dry_run_slice  # noqa: F401  (re-exported: one entry point for slices)
+from reconsolidation.errors import ReconsolidationDisabled
+from reconsolidation.inventory import coverage
+from reconsolidation.models import ReconsolidationJob, ReconsolidationSpend
 from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+# Why a slice stopped handing groups to the model.
+StopReason = Literal["queue_empty", "max_groups", "deadline", "disabled"]
+Processor = Callable[..., tuple[OperationView, ...]]
+
+
+class SliceRun(Value):
+    """What one whole slice did: its inventory report, the operations its groups produced,
+    how many groups it processed and why it stopped, the spend charged under its lease and
+    the coverage after the slice (scan and model coverage apart)."""
+
+    report: SliceReport
+    operations: tuple[OperationView, ...]
+    groups_processed: int
+    groups_pending: int  # awaiting the model when the slice ended (queued or deferred)
+    stopped: StopReason
+    spend_usd: Decimal
+    coverage: Coverage
+    generation_complete: bool  # the pinned full-scan generation has been scanned to its end
+    seconds: float
 
 
 def inventory_slice(store: ReconsolidationStore, principal: Principal, lease: JobLease, *, now: datetime) -> SliceReport:
@@ -28,3 +76,119 @@ def inventory_slice(store: ReconsolidationStore, principal: Principal, lease: Jo
     want = min(bounds.RECON_SLICE_MAX_GROUPS, plan.pending_headroom)
     drafts, outcomes = grouping.select_groups(principal, anchors=anchors, start_key=plan.start_key, want=want, now=now)
     return store.checkpoint(principal, lease_token=lease.lease_token, plan=plan, groups=drafts, outcomes=outcomes, now=now)
+
+
+def owner_exists(principal: Principal) -> bool:
+    """Whether ``principal`` is a registered owner (its own row, read under its own context).
+    Entry points check it first: a claim would otherwise create an owner lock for a typo."""
+    with owner_context(principal):
+        return OwnerPrincipal.objects.exists()
+
+
+def _default_processor() -> Processor:
+    from reconsolidation.work import process_group
+
+    return process_group
+
+
+def _after_slice(principal: Principal, lease: JobLease) -> tuple[Coverage, Decimal]:
+    """Coverage once the slice's model work is done, and what its lease was charged."""
+    with owner_context(principal):
+        job = ReconsolidationJob.objects.get(id=lease.job_id)
+        charged = ReconsolidationSpend.objects.filter(slice_token=lease.lease_token).aggregate(total=Sum("charged_usd"))
+        return coverage(principal, job), charged["total"] or Decimal("0")
+
+
+def run_slice(
+    principal: Principal, *, lease_owner: str, store: Optional[ReconsolidationStore] = None,
+    now: Optional[datetime] = None, process: Optional[Processor] = None,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> Optional[SliceRun]:
+    """One leased slice for ``principal`` (see the module docstring); None when nothing is
+    due or the owner's lease is held elsewhere. ``now`` is the slice's start instant
+    (default: the store's clock); later instants add the elapsed ``monotonic`` time, so the
+    deadline and renewals follow the wall clock while tests can fix both."""
+    store = store or ReconsolidationStore()
+    process = process or _default_processor()
+    started_at = now if now is not None else store.clock()
+    began = monotonic()
+
+    def current() -> datetime:
+        return started_at + timedelta(seconds=monotonic() - began)
+
+    lease = store.claim_due(principal, lease_owner=lease_owner, now=started_at)
+    if lease is None:
+        return None
+    report = inventory_slice(store, principal, lease, now=current())
+    operations: list[OperationView] = []
+    processed, renewed_at, stopped = 0, started_at, "queue_empty"
+    while True:
+        instant = current()
+        if processed >= bounds.RECON_SLICE_MAX_GROUPS:
+            stopped = "max_groups"
+            break
+        if instant >= lease.slice_deadline_at:
+            stopped = "deadline"
+            break
+        if instant - renewed_at >= timedelta(seconds=bounds.RECON_RENEW_SECONDS):
+            lease = store.renew(principal, lease.job_id, lease.lease_token, now=instant)
+            renewed_at = instant
+        try:
+            group_lease = store.claim_group(principal, lease_token=lease.lease_token, now=instant)
+        except ReconsolidationDisabled:  # switched off mid-slice: admit nothing more, end cleanly
+            stopped = "disabled"
+            break
+        if group_lease is None:
+            break
+        operations.extend(process(store, principal, group_lease, now=instant))
+        processed += 1
+    store.release(principal, lease.lease_token, now=current())
+    final, spend = _after_slice(principal, lease)
+    return SliceRun(
+        report=report, operations=tuple(operations), groups_processed=processed, groups_pending=final.groups_pending,
+        stopped=stopped, spend_usd=spend, coverage=final, generation_complete=final.scan_complete,
+        seconds=round(monotonic() - began, 6),
+    )
+
+
+def is_idle(run: SliceRun) -> bool:
+    """The generation is scanned and nothing awaits the model: a further slice has no work."""
+    return run.generation_complete and run.groups_pending == 0
+
+
+def made_progress(run: SliceRun) -> bool:
+    """A slice that scanned no anchor and left as many groups waiting as it found (every
+    group deferred, e.g. on an exhausted budget) would repeat itself: until-idle stops
+    instead of spinning."""
+    scanned = run.report.full_anchors + run.report.changed_anchors
+    return scanned > 0 or run.groups_pending < run.report.coverage.groups_pending
+
+
+def run_until_idle(
+    principal: Principal, *, lease_owner: str, store: Optional[ReconsolidationStore] = None,
+    process: Optional[Processor] = None, max_slices: Optional[int] = None, now: Optional[datetime] = None,
+    monotonic: Callable[[], float] = time.monotonic,
+    on_slice: Callable[[int, SliceRun], None] = lambda number, run: None,
+) -> tuple[list[SliceRun], str]:
+    """Slices until idle. Returns the slices and why it stopped: ``idle`` (generation scanned,
+    queue empty), ``nothing_due`` (no job due, or the lease is held elsewhere), ``no_progress``
+    (work remains but a slice could not advance it), ``disabled`` or ``max_slices``.
+    With ``now``, slices start at ``now`` plus the elapsed ``monotonic`` time."""
+    store = store or ReconsolidationStore()
+    began = monotonic()
+    runs: list[SliceRun] = []
+    while max_slices is None or len(runs) < max_slices:
+        start = None if now is None else now + timedelta(seconds=monotonic() - began)
+        run = run_slice(principal, lease_owner=lease_owner, store=store, now=start, process=process,
+                        monotonic=monotonic)
+        if run is None:
+            return runs, "nothing_due"
+        runs.append(run)
+        on_slice(len(runs), run)
+        if is_idle(run):
+            return runs, "idle"
+        if run.stopped == "disabled":
+            return runs, "disabled"
+        if not made_progress(run):
+            return runs, "no_progress"
+    return runs, "max_slices"

@@ -1,0 +1,192 @@
+"""The slice driver: claim -> inventory -> bounded model work under a renewed lease ->
+release; the wall deadline, crash recovery by lease expiry, until-idle termination and
+the dry run that writes nothing."""
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+import pytest
+
+from reconsolidation import bounds, passes
+from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
+from tests.factories import T0, make_owner
+from tests.reconsolidation.bulk import bulk_originals
+from tests.reconsolidation.helpers import groups_of, job_of, original, snapshot
+from tests.reconsolidation.slices import Steps, flag_conflicts, no_change, owner_row_counts, pairs, slice_now
+from veetbot.rls import owner_context
+
+LEASE = timedelta(seconds=bounds.RECON_LEASE_SECONDS)
+
+
+@pytest.fixture
+def paired(db):
+    principal, _ = make_owner()
+    return principal, pairs(principal, 6)
+
+
+def test_a_slice_scans_queues_and_hands_at_most_four_groups_to_the_model_then_releases(paired, enabled, store, day_one):
+    principal, memories = paired
+    seen = []
+
+    def process(store, principal, group_lease, *, now):
+        seen.append(group_lease.group_id)
+        return flag_conflicts(store, principal, group_lease, now=now)
+
+    run = slice_now(store, principal, day_one, process=process)
+    assert run.report.full_anchors == len(memories)
+    assert len(run.report.groups_queued) == bounds.RECON_SLICE_MAX_GROUPS
+    assert run.groups_processed == len(seen) == bounds.RECON_SLICE_MAX_GROUPS and run.stopped == "max_groups"
+    assert [op.kind for op in run.operations] == ["flag_conflict"] * 4
+    assert run.spend_usd == 0  # this processor reserved nothing
+    assert run.generation_complete and run.groups_pending == 0
+    with owner_context(principal):
+        job = ReconsolidationJob.objects.get()
+    assert job.lease_token is None  # released: the next slice may start at once
+    assert store.claim_due(principal, lease_owner="next", now=day_one) is None  # idle: nothing due
+
+
+def test_nothing_due_or_a_lease_held_elsewhere_returns_none_and_writes_nothing(paired, enabled, store, day_one):
+    principal, _ = paired
+    held = store.claim_due(principal, lease_owner="other", now=day_one)
+    before = snapshot(principal)
+    assert slice_now(store, principal, day_one + timedelta(seconds=10)) is None
+    assert snapshot(principal) == before
+    store.release(principal, held.lease_token, now=day_one)
+
+
+def test_the_slice_renews_its_lease_every_renew_interval_while_groups_are_processed(paired, enabled, store, day_one):
+    principal, _ = paired
+    observed = []
+
+    def process(store, principal, group_lease, *, now):
+        with owner_context(principal):
+            observed.append((now, ReconsolidationJob.objects.get().lease_expires_at))
+        return no_change(store, principal, group_lease, now=now)
+
+    # Reads: claim, inventory, then one per loop turn; each turn is RECON_RENEW_SECONDS + 1 later.
+    slice_now(store, principal, day_one, process=process, monotonic=Steps(bounds.RECON_RENEW_SECONDS + 1, start=2))
+    assert len(observed) >= 2
+    for now, expires in observed:  # renewed just before each group: a full lease ahead of it
+        assert expires == now + LEASE
+
+
+def test_no_group_starts_at_or_after_the_slice_deadline(paired, enabled, store, day_one):
+    principal, _ = paired
+    step = bounds.RECON_SLICE_DEADLINE_SECONDS / 2  # turns at +60 s, +120 s (the deadline)
+    run = slice_now(store, principal, day_one, monotonic=Steps(step, start=2))
+    assert run.stopped == "deadline" and run.groups_processed == 1
+    assert run.groups_pending == bounds.RECON_SLICE_MAX_GROUPS - 1  # left for the next slice, not lost
+
+
+def test_a_crash_mid_slice_leaves_the_lease_to_expire_and_the_next_claim_recovers_the_group(paired, enabled, store, day_one):
+    principal, _ = paired
+    calls = []
+
+    def crashing(store, principal, group_lease, *, now):
+        calls.append(group_lease.group_id)
+        if len(calls) == 2:
+            raise RuntimeError("worker died")
+        return no_change(store, principal, group_lease, now=now)
+
+    with pytest.raises(RuntimeError):
+        slice_now(store, principal, day_one, process=crashing)
+    crashed = calls[1]
+    assert slice_now(store, principal, day_one + LEASE - timedelta(seconds=1)) is None  # still leased
+    with owner_context(principal):
+        assert ReconsolidationGroup.objects.get(id=crashed).state == "leased"
+    run = slice_now(store, principal, day_one + LEASE + timedelta(seconds=1), process=no_change)
+    with owner_context(principal):
+        recovered = ReconsolidationGroup.objects.get(id=crashed)
+        first = ReconsolidationGroup.objects.get(id=calls[0])
+    assert recovered.retry_count == 1 and recovered.attempt_count == 2 and recovered.state == "no_change"
+    assert first.state == "no_change" and first.attempt_count == 1  # a finished sibling is not redone
+    assert run.groups_processed >= 1
+
+
+def test_a_group_that_crashes_three_times_fails_terminally(db, enabled, store, day_one):
+    principal, _ = make_owner()
+    pairs(principal, 1)
+
+    def crashing(store, principal, group_lease, *, now):
+        raise RuntimeError("worker died")
+
+    now = day_one
+    for _ in range(bounds.RECON_MAX_GROUP_ATTEMPTS):
+        with pytest.raises(RuntimeError):
+            slice_now(store, principal, now, process=crashing)
+        now += LEASE + timedelta(seconds=1)
+    last = slice_now(store, principal, now)  # its claim recovers the third crash: terminal
+    assert last.groups_processed == 0 and last.coverage.groups_failed == 1 and last.groups_pending == 0
+    (group,) = groups_of(principal)
+    assert group.state == "failed" and group.retry_count == bounds.RECON_MAX_GROUP_ATTEMPTS
+
+
+def test_switching_processing_off_mid_slice_admits_no_further_group_and_releases(paired, settings, store, day_one):
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
+    principal, _ = paired
+
+    def switch_off(store, principal, group_lease, *, now):
+        settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
+        return no_change(store, principal, group_lease, now=now)
+
+    run = slice_now(store, principal, day_one, process=switch_off)
+    assert run.stopped == "disabled" and run.groups_processed == 1 and run.groups_pending == 3
+    assert job_of(principal).lease_token is None
+
+
+def test_until_idle_completes_the_generation_within_ceil_n_over_64_slices(db, enabled, store, day_one):
+    principal, _ = make_owner()
+    n = 300
+    bulk_originals(principal, n, at=T0, clusters=60)  # groups of five across the bank
+    runs, stopped = passes.run_until_idle(principal, lease_owner="test", store=store, process=no_change,
+                                          now=day_one)
+    assert stopped == "idle"
+    assert runs[-1].generation_complete and runs[-1].groups_pending == 0
+    assert not any(run.generation_complete for run in runs[:-1]) or runs[-1].report.full_anchors == 0
+    scanning = [run for run in runs if run.report.full_anchors]
+    assert len(scanning) <= math.ceil(n / bounds.RECON_SLICE_FULL_LANE_ANCHORS)
+    assert sum(run.report.full_anchors for run in runs) == n
+    assert sum(run.groups_processed for run in runs) == sum(len(run.report.groups_queued) for run in runs) > 0
+    assert passes.run_slice(principal, lease_owner="test", store=store, now=day_one, process=no_change) is None
+
+
+def test_until_idle_stops_when_every_group_is_deferred_instead_of_spinning(paired, enabled, store, day_one):
+    principal, _ = paired
+
+    def defer(store, principal, group_lease, *, now):
+        store.finish_group(principal, group_lease, outcome="deferred", reason="slice_budget", now=now)
+        return ()
+
+    runs, stopped = passes.run_until_idle(principal, lease_owner="test", store=store, process=defer, now=day_one)
+    assert stopped == "no_progress" and len(runs) == 2
+    assert runs[-1].groups_pending == runs[-1].report.coverage.groups_pending > 0
+
+
+def test_the_dry_run_previews_the_next_slice_exactly_and_writes_nothing(db, enabled, store, day_one):
+    principal, _ = make_owner()
+    memories = pairs(principal, 6)
+    excluded = original(principal, "A restricted note.", subject="pair 0", sensitivity="restricted")
+    before = owner_row_counts(principal)
+    preview = passes.dry_run_slice(principal, now=day_one)
+    assert owner_row_counts(principal) == before
+
+    assert preview.due and preview.new_generation and preview.generation == 1
+    assert {a.memory_id for a in preview.anchors} == {m.id for m in memories} | {excluded.id}
+    (flagged,) = [a for a in preview.anchors if a.outcome == "excluded"]
+    assert flagged.memory_id == excluded.id and flagged.reason
+    assert len(preview.groups) == bounds.RECON_SLICE_MAX_GROUPS
+
+    run = slice_now(store, principal, day_one)
+    queued = {tuple(str(i) for i in g.input_ids) for g in groups_of(principal)}
+    assert {tuple(str(m) for m in g.members) for g in preview.groups} == queued
+    assert run.report.excluded == 1
+
+
+def test_a_dry_run_with_nothing_due_says_so(paired, enabled, store, day_one):
+    principal, _ = paired
+    passes.run_until_idle(principal, lease_owner="test", store=store, process=no_change, now=day_one)
+    before = owner_row_counts(principal)
+    preview = passes.dry_run_slice(principal, now=day_one + timedelta(minutes=5))
+    assert not preview.due and preview.anchors == () and preview.pending_groups == 0
+    assert owner_row_counts(principal) == before
