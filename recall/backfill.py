@@ -1,11 +1,12 @@
 """Backfill of the semantic index: embed live originals that lack a current vector.
 
-What is embedded: live originals (not erased) with status ``active`` whose current
-content revision has no vector in the encoder's space. Expired, retracted and deleted
-originals are not embedded: default recall renders current knowledge only, and a vector
-of an expired original's current revision could never stand in for the past evidence a
-dated query needs (the authoritative revision is selected before similarity). A
-re-activation is a content change, so such an original becomes due again by itself.
+What is embedded: live originals (not erased) with status ``active`` or ``expired`` whose
+current content revision has no vector in the encoder's space. An expired original's
+current revision is the evidence a dated query inside its validity window selects (an
+original created already expired, e.g. an imported past version), and a vector counts
+only for the exact revision it was computed from, so it never stands in for other
+content. Retracted and deleted originals are never recalled and not embedded. A status
+change is a content change, so such an original becomes due again by itself.
 An encoder that is not local (``tuple.provider != "local"``) is given only originals at
 or below ``REMOTE_ENCODER_MAX_SENSITIVITY``: sensitive and restricted text stays local.
 
@@ -44,6 +45,7 @@ from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 REMOTE_ENCODER_MAX_SENSITIVITY = "internal"
+EMBEDDED_STATUSES = ("active", "expired")  # the statuses recall can ever show
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 Cursor = tuple[int, UUID]  # (creation_sequence, id) of the last original read
 
@@ -67,7 +69,7 @@ class BackfillReport(BaseModel):
 
 def _due(encoder: Encoder):
     """Originals of the current owner lacking a vector for their current revision."""
-    rows = Memory.objects.filter(status="active", erased_at__isnull=True)
+    rows = Memory.objects.filter(status__in=EMBEDDED_STATUSES, erased_at__isnull=True)
     if encoder.tuple.provider != "local":
         rank = vocabulary.SENSITIVITY_RANK[REMOTE_ENCODER_MAX_SENSITIVITY]
         rows = rows.filter(sensitivity__in=vocabulary.SENSITIVITIES[: rank + 1])

@@ -117,19 +117,30 @@ def _historical() -> Content:
     )
 
 # The revision current at the instant: chosen per belief before relevance is computed.
+# Revision 1 is the content the original was created with, so it is current from the
+# original's creation time even when it was recorded later (a bank import keeps each
+# original's created_at but records its first revision at import time); every later
+# revision counts from the moment it was recorded.
 _REVISION_AT = """
     JOIN LATERAL (
         SELECT r.revision, r.snapshot FROM memory_memoryrevision r
-        WHERE r.memory_id = m.id AND r.recorded_at <= %(as_of)s
+        WHERE r.memory_id = m.id
+          AND (r.recorded_at <= %(as_of)s OR (r.revision = 1 AND m.created_at <= %(as_of)s))
         ORDER BY r.revision DESC LIMIT 1
     ) h ON true
 """
 
 
 def content_predicate(c: Content) -> str:
-    """Lifecycle, validity at the instant, sensitivity, scope and type of effective content."""
+    """Lifecycle, validity at the instant, sensitivity, scope and type of effective content.
+
+    Effective content that is ``expired`` (an original created already expired, e.g. a
+    past version imported with its validity window) is recallable only inside its window:
+    expiry is validity, and the window test below decides. A current recall never sees it,
+    because ``RESTRICTIONS`` admits only ``active`` current rows then.
+    """
     return f"""
-    {c.status} = 'active'
+    ({c.status} = 'active' OR ({c.status} = 'expired' AND {c.expires_at} IS NOT NULL))
     AND {c.valid_from} <= %(at)s AND ({c.expires_at} IS NULL OR {c.expires_at} > %(at)s)
     AND {c.sensitivity} = ANY(%(sensitivities)s::text[])
     AND ({c.scope} = %(scope)s OR (%(scope)s <> 'user' AND {c.scope} = 'user' AND {c.portable}))

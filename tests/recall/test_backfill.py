@@ -130,7 +130,7 @@ def test_a_vector_of_an_older_revision_counts_as_missing(db):
     assert report.embedded == 1 and vectors_of(principal, encoder)[memory.id].content_revision == 2
 
 
-def test_only_live_active_originals_are_embedded(db):
+def test_only_live_recallable_originals_are_embedded_active_and_expired(db):
     principal, _ = make_owner()
     active = make_memory(principal, "The owner likes jazz.", message="I like jazz.")
     expired = make_memory(principal, "The owner likes rock.", message="I like rock.")
@@ -142,7 +142,8 @@ def test_only_live_active_originals_are_embedded(db):
     services.memory_erase(principal=principal, memory_id=erased.id, now=LATER)
     encoder = HashEncoder()
     report = backfill_vectors(principal=principal, encoder=encoder)
-    assert report.embedded == 1 and set(vectors_of(principal, encoder)) == {active.id}
+    # Expired content is what a dated recall inside its validity window selects.
+    assert report.embedded == 2 and set(vectors_of(principal, encoder)) == {active.id, expired.id}
 
 
 def test_a_remote_encoder_is_never_given_sensitive_or_restricted_text(db):
