@@ -157,11 +157,12 @@ def is_idle(run: SliceRun) -> bool:
 
 
 def made_progress(run: SliceRun) -> bool:
-    """A slice that scanned no anchor and left as many groups waiting as it found (every
-    group deferred, e.g. on an exhausted budget) would repeat itself: until-idle stops
-    instead of spinning."""
+    """A slice that scanned no anchor, recorded no operation and left as many groups waiting
+    as it found (every group deferred, e.g. on an exhausted budget) would repeat itself:
+    until-idle stops instead of spinning. A group deferred by the per-slice operation
+    budget after recording operations is progress: its next slice continues after them."""
     scanned = run.report.full_anchors + run.report.changed_anchors
-    return scanned > 0 or run.groups_pending < run.report.coverage.groups_pending
+    return scanned > 0 or bool(run.operations) or run.groups_pending < run.report.coverage.groups_pending
 
 
 def run_until_idle(

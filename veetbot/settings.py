@@ -191,6 +191,11 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = "UTC"
 MEMORY_EXPIRY_SWEEP_INTERVAL_SECONDS = float(os.environ.get("MEMORY_EXPIRY_SWEEP_INTERVAL_SECONDS", 300))
 MEMORY_DECAY_SWEEP_INTERVAL_SECONDS = float(os.environ.get("MEMORY_DECAY_SWEEP_INTERVAL_SECONDS", 86400))
+# Dreaming: every interval, each owner gets up to this many slices (one task per owner;
+# the durable lease keeps overlapping runs apart). Processing still needs
+# AGENT_MEMORY_RECONSOLIDATION_ENABLED.
+RECON_DREAM_INTERVAL_SECONDS = float(os.environ.get("RECON_DREAM_INTERVAL_SECONDS", 60))
+RECON_DREAM_MAX_SLICES_PER_OWNER = env_int("RECON_DREAM_MAX_SLICES_PER_OWNER", 10)
 CELERY_BEAT_SCHEDULE = (
     {
         "memory-expire-due": {"task": "memory.tasks.expire_due_all", "schedule": MEMORY_EXPIRY_SWEEP_INTERVAL_SECONDS},
@@ -200,6 +205,11 @@ CELERY_BEAT_SCHEDULE = (
             "schedule": RECALL_BACKFILL_INTERVAL_SECONDS,
             "kwargs": {"max_items_per_owner": RECALL_BACKFILL_MAX_ITEMS_PER_OWNER},
             "options": {"expires": RECALL_BACKFILL_INTERVAL_SECONDS},  # drop queued runs that went stale
+        },
+        "reconsolidation-dream-due": {
+            "task": "reconsolidation.tasks.dream_due_all",
+            "schedule": RECON_DREAM_INTERVAL_SECONDS,
+            "options": {"expires": RECON_DREAM_INTERVAL_SECONDS},
         },
     }
     if CELERY_BROKER_URL
