@@ -164,6 +164,31 @@ RECON_SLICE_BUDGET_USD = Decimal(os.environ.get("RECON_SLICE_BUDGET_USD", "0.25"
 RECON_DAILY_BUDGET_USD = Decimal(os.environ.get("RECON_DAILY_BUDGET_USD", "2.00"))
 RECON_RULES_CALL_USD = RECON_MONEY_QUANTUM_USD  # the free rules provider still reserves
 
+# --- Provider seam (reconsolidation/providers; read at call time; names carry their unit) --
+AGENT_MEMORY_RECONSOLIDATION_PROVIDER = os.environ.get("AGENT_MEMORY_RECONSOLIDATION_PROVIDER", "rules")  # rules | openai
+# Host of the only remote endpoint content may leave for (e.g. "api.openai.com"); empty =
+# no remote egress. A loopback base URL (127.0.0.1, ::1, localhost) is local and needs no pin.
+AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER = os.environ.get("AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER", "")
+RECON_SCRIPTED_PROVIDER_ALLOWED = env_flag("RECON_SCRIPTED_PROVIDER_ALLOWED")  # tests and evals only
+RECON_REQUEST_MAX_INPUT_TOKENS = 16384  # estimated as one token per UTF-8 byte of the request
+RECON_REQUEST_MAX_OUTPUT_TOKENS = 4096
+RECON_REQUEST_MAX_BYTES = 65536
+RECON_RESPONSE_MAX_BYTES = 65536  # guard on each response before parsing
+RECON_STREAM_MAX_BYTES = 524288  # raw server-sent-event bytes of one call
+RECON_EXCERPT_MAX_BYTES = 2048
+RECON_EVENT_MAX_PARTS = 32
+RECON_GROUP_MAX_EXCERPTS = 256
+RECON_BATCH_MAX_GROUPS = 4
+RECON_CLAUSE_MAX_CHARS = 2000
+RECON_PROVIDER_MAX_ATTEMPTS = 1
+RECON_PROVIDER_CALL_SECONDS = 30.0
+RECON_PROVIDER_IDLE_SECONDS = 10.0
+VEETBOT_OPENAI_BASE_URL = os.environ.get("VEETBOT_OPENAI_BASE_URL", "https://api.openai.com/v1")
+VEETBOT_OPENAI_MODEL = os.environ.get("VEETBOT_OPENAI_MODEL", "")
+# Unset = unknown price = every request defers (never a guessed price).
+VEETBOT_OPENAI_INPUT_USD_PER_MTOK = os.environ.get("VEETBOT_OPENAI_INPUT_USD_PER_MTOK") or None
+VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK = os.environ.get("VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK") or None
+
 # --- REST framework -------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["veetbot.auth.OwnerTokenAuthentication"],
