@@ -25,6 +25,7 @@ source text; the values it returns carry IDs, counts, states and money only.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Callable, Literal, Optional
@@ -163,6 +164,19 @@ def made_progress(run: SliceRun) -> bool:
     budget after recording operations is progress: its next slice continues after them."""
     scanned = run.report.full_anchors + run.report.changed_anchors
     return scanned > 0 or bool(run.operations) or run.groups_pending < run.report.coverage.groups_pending
+
+
+def pass_summary(runs: list[SliceRun], stopped: str) -> dict:
+    """Content-free totals of a pass (the Celery task's result, the quick start's summary)."""
+    kinds = Counter(f"{op.kind}/{op.state}" for run in runs for op in run.operations)
+    return {
+        "slices": len(runs), "stopped": stopped,
+        "anchors_scanned": sum(run.report.full_anchors + run.report.changed_anchors for run in runs),
+        "groups_processed": sum(run.groups_processed for run in runs),
+        "operations": dict(sorted(kinds.items())),
+        "spend_usd": str(sum((run.spend_usd for run in runs), start=Decimal("0"))),
+        "generation_complete": bool(runs) and runs[-1].generation_complete,
+    }
 
 
 def run_until_idle(

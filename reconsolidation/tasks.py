@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import os
 import socket
-from collections import Counter
-from decimal import Decimal
 from typing import Optional
 from uuid import UUID
 
@@ -40,15 +38,7 @@ def dream_owner(tenant: str, principal: str, max_slices: Optional[int] = None) -
     owner = Principal(tenant_id=UUID(str(tenant)), principal_id=UUID(str(principal)))
     limit = max_slices or settings.RECON_DREAM_MAX_SLICES_PER_OWNER
     runs, stopped = passes.run_until_idle(owner, lease_owner=lease_owner(), max_slices=limit)
-    kinds = Counter(f"{op.kind}/{op.state}" for run in runs for op in run.operations)
-    return {
-        "enabled": True, "slices": len(runs), "stopped": stopped,
-        "anchors_scanned": sum(run.report.full_anchors + run.report.changed_anchors for run in runs),
-        "groups_processed": sum(run.groups_processed for run in runs),
-        "operations": dict(sorted(kinds.items())),
-        "spend_usd": str(sum((run.spend_usd for run in runs), start=Decimal("0"))),
-        "generation_complete": bool(runs) and runs[-1].generation_complete,
-    }
+    return {"enabled": True, **passes.pass_summary(runs, stopped)}
 
 
 @shared_task(name="reconsolidation.tasks.dream_due_all")
