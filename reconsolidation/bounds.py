@@ -52,3 +52,10 @@ RECON_DAILY_BUDGET_USD: Decimal = Decimal(_setting("RECON_DAILY_BUDGET_USD", "2.
 # The rules provider is free, but is priced at the minimum positive quantum so every
 # call still goes through the reservation protocol.
 RECON_RULES_CALL_USD: Decimal = Decimal(_setting("RECON_RULES_CALL_USD", "0.00000001"))
+
+# --- Derivation and owner surfaces ----------------------------------------------------
+RECON_SUMMARY_MAX_CHARS: int = _setting("RECON_SUMMARY_MAX_CHARS", 1024)
+RECON_SUMMARY_MAX_CLAUSES: int = _setting("RECON_SUMMARY_MAX_CLAUSES", 4)
+RECON_OPERATIONS_PAGE_DEFAULT: int = _setting("RECON_OPERATIONS_PAGE_DEFAULT", 50)
+RECON_OPERATIONS_PAGE_MAX: int = _setting("RECON_OPERATIONS_PAGE_MAX", 100)
+RECON_IDEMPOTENCY_KEY_MAX_CHARS: int = _setting("RECON_IDEMPOTENCY_KEY_MAX_CHARS", 128)

@@ -153,6 +153,9 @@ class ReconsolidationOperation(OwnedModel):
     input_digest = models.CharField(max_length=64)
     slice_token = models.UUIDField()
     reason = models.CharField(max_length=40, blank=True)
+    # summarize_related: the clause structure as source-ID lists only (no prose); the
+    # clause text is re-read from the sources, at their exact revision, when committed.
+    clause_sources = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField()
     committed_at = models.DateTimeField(null=True, blank=True)
     invalidated_at = models.DateTimeField(null=True, blank=True)

@@ -163,6 +163,8 @@ RECON_MONEY_QUANTUM_USD = Decimal("0.00000001")
 RECON_SLICE_BUDGET_USD = Decimal(os.environ.get("RECON_SLICE_BUDGET_USD", "0.25"))
 RECON_DAILY_BUDGET_USD = Decimal(os.environ.get("RECON_DAILY_BUDGET_USD", "2.00"))
 RECON_RULES_CALL_USD = RECON_MONEY_QUANTUM_USD  # the free rules provider still reserves
+RECON_SUMMARY_MAX_CHARS = 1024  # rendered extractive summary: heading + bullets + clauses
+RECON_OPERATIONS_PAGE_MAX = 100  # operation history page bound (default 50)
 
 # --- Provider seam (reconsolidation/providers; read at call time; names carry their unit) --
 AGENT_MEMORY_RECONSOLIDATION_PROVIDER = os.environ.get("AGENT_MEMORY_RECONSOLIDATION_PROVIDER", "rules")  # rules | openai

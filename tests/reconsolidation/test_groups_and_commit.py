@@ -116,8 +116,8 @@ def test_commit_writes_operation_dependencies_and_audit_together(bank, enabled, 
     queue(store, principal, lease, a, b, now=day_one)
     claimed = store.claim_group(principal, lease_token=lease.lease_token, now=day_one)
     op = store.commit(principal, claimed, expected_inputs=claimed.inputs, expected_fence=0,
-                      proposal=proposal("merge_equivalent", claimed.inputs, reason="equal_key"), now=day_one)
-    assert (op.kind, op.state, op.revision, op.group_id) == ("merge_equivalent", "proposed", 1, claimed.group_id)
+                      proposal=proposal("flag_conflict", claimed.inputs, reason="equal_key"), now=day_one)
+    assert (op.kind, op.state, op.revision, op.group_id) == ("flag_conflict", "proposed", 1, claimed.group_id)
     assert set(op.inputs) == set(claimed.inputs) and op.input_digest == input_digest(claimed.inputs)
     with owner_context(principal):
         deps = list(ReconsolidationDependency.objects.filter(operation_id=op.id))
@@ -127,7 +127,7 @@ def test_commit_writes_operation_dependencies_and_audit_together(bank, enabled, 
         assert ReconsolidationAudit.objects.filter(event="operation_proposed", operation_id=op.id).count() == 1
     with pytest.raises(Conflict, match="duplicate_operation"):  # one operation per input
         store.commit(principal, claimed, expected_inputs=claimed.inputs, expected_fence=0,
-                     proposal=proposal("merge_equivalent", claimed.inputs), now=day_one)
+                     proposal=proposal("flag_conflict", claimed.inputs), now=day_one)
 
 
 def test_commit_refuses_changed_sources_a_moved_fence_and_unsupplied_sources_without_mutation(bank, enabled, store, day_one):
@@ -182,10 +182,3 @@ def test_invalidation_stales_proposals_and_pending_groups_over_a_source(bank, en
         assert ReconsolidationOperation.objects.get(id=op.id).revision == 2
         states = dict(ReconsolidationGroup.objects.values_list("id", "state"))
     assert states[other.id] == "stale" and states[untouched.id] == "pending"
-
-
-def test_reads_and_undo_are_declared_for_the_rest_of_the_issue(bank, store):
-    principal, _ = bank
-    with pytest.raises(NotImplementedError):
-        store.list_operations(principal, ceiling="internal")
-    assert digest("x")

@@ -30,7 +30,7 @@ def recon_models():
 def populate(principal, store, now):
     """At least one row in every reconsolidation table for ``principal``."""
     a = original(principal, "The owner prefers Celsius.", subject="units")
-    b = original(principal, "The owner prefers Celsius for weather.", subject="units")
+    b = original(principal, "The owner prefers Celsius.", subject="units")  # equivalent: a merge
     lease = store.claim_due(principal, lease_owner="w", now=now)
     group = store.queue_group(principal, lease_token=lease.lease_token, inputs=refs(a, b),
                               input_digest=input_digest(refs(a, b)), now=now)

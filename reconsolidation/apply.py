@@ -1,0 +1,138 @@
+"""Kind rules checked against locked sources, and what a committed operation writes.
+
+Shared by ``operations.commit`` (recording a proposal) and ``review.approve`` (the owner
+committing it): both hold the owner lock and the sources FOR UPDATE in sorted UUID order.
+
+* ``validate`` — the kind-specific authority: a merge needs one equivalence key over all
+  inputs and no owner block on any member pair or claim/event pair; a summary needs
+  extractive clauses (``summaries.check_clauses``) and no blocked claim set; a conflict
+  flag needs two sources; a hypothesis is never admitted by local rules alone.
+* ``overlap`` — a merge whose member is already in another active set: an active set
+  wholly inside the new inputs is superseded by the union; any other overlap is refused
+  (``overlapping_membership``) so the caller replans the union as a new group.
+* ``apply`` — only when an operation becomes ``committed``: membership rows (merge), the
+  ``DerivedMemory`` projection (summary, its UUID the operation's), nothing for a
+  conflict flag (its dependencies are the record). Originals are never touched and no
+  corroboration is added.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Sequence
+from uuid import UUID
+
+from memory.errors import Conflict
+from memory.services.owner_state import allocate
+from reconsolidation import blocks, summaries
+from reconsolidation.domain import ClauseDraft
+from reconsolidation.equivalence import all_equivalent, canonical, normalize
+from reconsolidation.leases import audit, owner_fields
+from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
+from reconsolidation.sources import SourceView, evidence_events
+from veetbot.identity import Principal
+
+
+class ProposalRefused(Conflict):
+    """Local rules refuse this one proposal; its siblings are unaffected."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def merge_signatures(principal: Principal, views: Sequence[SourceView]) -> set[str]:
+    ids = [view.memory_id for view in views]
+    events = evidence_events(principal, ids)
+    return blocks.member_pairs(ids) | blocks.claim_event_pairs({v.memory_id: v.claim_sha256 for v in views}, events)
+
+
+def summary_signature(views: Sequence[SourceView], clauses: Sequence[ClauseDraft]) -> str:
+    return blocks.summary_claims(views[0].attribution, [clause.text for clause in clauses])
+
+
+def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], clauses: Sequence[ClauseDraft]) -> None:
+    ordered = list(views.values())
+    if kind == "merge_equivalent":
+        if not all_equivalent(ordered):
+            raise ProposalRefused("not_equivalent")
+        if blocks.any_blocked(merge_signatures(principal, ordered)):
+            raise ProposalRefused("blocked_by_owner")
+    elif kind == "summarize_related":
+        reason = summaries.check_clauses(clauses, views)
+        if reason:
+            raise ProposalRefused(reason)
+        if blocks.any_blocked([summary_signature(ordered, clauses)]):
+            raise ProposalRefused("blocked_by_owner")
+    elif kind == "flag_conflict":
+        if len(ordered) < 2:
+            raise ProposalRefused("conflict_needs_two")
+    else:
+        raise ProposalRefused("hypothesis_needs_verification")
+
+
+def overlap(ids: Sequence[UUID]) -> tuple[list[UUID], bool]:
+    """(active merge operations holding any of ``ids``, whether all lie wholly inside)."""
+    holders = sorted(set(ReconsolidationMember.objects.filter(member_id__in=list(ids), active=True)
+                         .values_list("operation_id", flat=True)), key=str)
+    if not holders:
+        return [], True
+    members = set(ReconsolidationMember.objects.filter(operation_id__in=holders, active=True)
+                  .values_list("member_id", flat=True))
+    return holders, members <= set(ids)
+
+
+def check_overlap(ids: Sequence[UUID]) -> None:
+    holders, inside = overlap(ids)
+    if holders and not inside:
+        raise ProposalRefused("overlapping_membership")
+
+
+def _supersede(principal: Principal, holders: Sequence[UUID], by: UUID, now: datetime) -> None:
+    ReconsolidationMember.objects.filter(operation_id__in=list(holders), active=True).update(
+        active=False, deactivated_at=now)
+    for row in ReconsolidationOperation.objects.select_for_update().filter(id__in=list(holders)).order_by("id"):
+        row.state, row.invalidated_at, row.revision = "invalidated", now, row.revision + 1
+        row.reason, row.updated_at = "superseded_by_union", now
+        row.save(update_fields=["state", "invalidated_at", "revision", "reason", "updated_at"])
+        audit(principal, "operation_superseded", now, reason="superseded_by_union", operation_id=row.id,
+              counts={"by": 1})
+
+
+def clauses_of(operation: ReconsolidationOperation, views: dict[UUID, SourceView]) -> tuple[ClauseDraft, ...]:
+    """The clause texts of a recorded summary, re-read from its sources (exact revisions)."""
+    return tuple(
+        ClauseDraft(text=normalize(views[UUID(ids[0])].statement), source_ids=tuple(UUID(i) for i in ids))
+        for ids in operation.clause_sources
+    )
+
+
+def apply(principal: Principal, operation: ReconsolidationOperation, views: dict[UUID, SourceView],
+          now: datetime) -> None:
+    """Move ``operation`` (locked, proposed) to committed and write what that means."""
+    ordered = list(views.values())
+    if operation.kind == "merge_equivalent":
+        holders, inside = overlap(list(views))
+        if holders and not inside:
+            raise ProposalRefused("overlapping_membership")
+        if holders:
+            _supersede(principal, holders, operation.id, now)
+        head = canonical(ordered)
+        ReconsolidationMember.objects.bulk_create(
+            ReconsolidationMember(**owner_fields(principal), operation_id=operation.id, canonical_id=head.memory_id,
+                                  member_id=view.memory_id, active=True, created_at=now)
+            for view in sorted(ordered, key=lambda v: str(v.memory_id))
+        )
+    elif operation.kind == "summarize_related":
+        clauses = clauses_of(operation, views)
+        meta = summaries.projection(ordered)
+        DerivedMemory.objects.create(
+            **owner_fields(principal), id=operation.id, operation_id=operation.id, kind="summary",
+            clauses=[{"text": c.text, "source_ids": [str(i) for i in c.source_ids]} for c in clauses],
+            subject=meta.subject, belief_type=meta.belief_type, sensitivity=meta.sensitivity, scope=meta.scope,
+            portable=meta.portable, confidence=meta.confidence, evidence_at=meta.evidence_at,
+            valid_from=meta.valid_from, expires_at=meta.expires_at, status="active", revision=1,
+            store_position=allocate(principal, positions=1).store_position, created_at=now, updated_at=now,
+        )
+    operation.state, operation.committed_at, operation.revision = "committed", now, operation.revision + 1
+    operation.updated_at = now
+    operation.save(update_fields=["state", "committed_at", "revision", "updated_at"])

@@ -1,0 +1,138 @@
+"""Model work for one claimed group: read, reserve, propose, settle, commit, finish.
+
+``process_group`` is what the slice driver (``passes.run_slice``, the ``dream`` command)
+calls for each group it claims. Steps, each its own short unit of work, and never a
+provider call inside a transaction:
+
+1. read the group's current originals (owner context; eligibility and exact revisions
+   rechecked). Fewer than two still valid: the group is ``stale``;
+2. reserve spend at ``RECON_RULES_CALL_USD`` under a request digest of the IDs,
+   revisions, attempt and policy, with a content-free call audit (provider ``rules``).
+   A full budget defers the group (``deferred``: not a failure, not completion);
+3. run the rules provider (pure, outside any transaction) and settle ``verified`` at the
+   same amount — a provider crash settles ``unknown`` (full charge) and fails the group;
+4. commit each proposal on its own: a conflict rejects only that proposal. A merge that
+   overlaps another active set is replanned as the union (queued as a new group);
+5. ``finish_group``: completed (something recorded), no_change, failed or stale; when
+   the slice's operation budget runs out midway the group is deferred and its recorded
+   operations are not repeated later (input idempotency).
+
+Returns the operations recorded for this group. Source text never leaves this process:
+the audit holds digests, IDs and reason codes only.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import datetime
+from typing import Optional
+from uuid import uuid4
+
+from reconsolidation import bounds, mode
+from reconsolidation.apply import ProposalRefused
+from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, InputRef, OperationView, input_digest
+from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationError, StaleInputs
+from reconsolidation.providers import rules
+from reconsolidation.sources import current_sources
+from reconsolidation.store import ReconsolidationStore
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+_STALE = (StaleInputs,)
+
+
+def request_digest(group_lease: GroupLease) -> str:
+    """What the request would send, by identity only: policy, provider, attempt, inputs."""
+    lines = [bounds.POLICY, rules.PROVIDER, rules.MODEL, str(group_lease.group_id), str(group_lease.attempt),
+             *(f"{ref.memory_id}:{ref.content_revision}" for ref in sorted(group_lease.inputs, key=lambda r: str(r.memory_id)))]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def _call_audit(group_lease: GroupLease, digest: str, now: datetime) -> CallAudit:
+    return CallAudit(
+        batch_id=uuid4(), stage="proposal", group_ids=(group_lease.group_id,), provider=rules.PROVIDER,
+        model=rules.MODEL, pricing_digest=hashlib.sha256(str(bounds.RECON_RULES_CALL_USD).encode()).hexdigest(),
+        egress_digest=digest, admitted_at=now,
+    )
+
+
+def _replan_union(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, proposal,
+                  now: datetime) -> None:
+    """Queue the union of a refused overlapping merge and the active sets it overlaps."""
+    from memory.models import Memory
+    from reconsolidation.models import ReconsolidationMember
+
+    ids = [ref.memory_id for ref in proposal.inputs]
+    with owner_context(principal):
+        holders = ReconsolidationMember.objects.filter(member_id__in=ids, active=True).values_list("operation_id", flat=True)
+        members = set(ReconsolidationMember.objects.filter(operation_id__in=list(holders), active=True)
+                      .values_list("member_id", flat=True))
+        union_ids = members | set(ids)
+        refs = [InputRef(memory_id=i, content_revision=r)
+                for i, r in Memory.objects.filter(id__in=list(union_ids)).values_list("id", "content_revision")]
+    if len(refs) != len(union_ids) or len(refs) > bounds.RECON_GROUP_MAX_MEMBERS:
+        return
+    try:
+        store.queue_group(principal, lease_token=group_lease.lease_token, inputs=refs, input_digest=input_digest(refs),
+                          now=now)
+    except LeaseLost:
+        raise
+    except (Conflict, Invalid, ReconsolidationError):
+        return  # queue full or a member changed meanwhile: the next inventory pass replans
+
+
+def process_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, *,
+                  now: Optional[datetime] = None) -> tuple[OperationView, ...]:
+    now = store._now(now)
+    mode.current_mode()  # a refused mode fails loudly before any spend
+    with owner_context(principal):
+        views, reasons = current_sources(principal, group_lease.inputs, now)
+    if len(views) < 2:
+        store.finish_group(principal, group_lease, outcome="stale", reason="sources_changed", now=now)
+        return ()
+    digest = request_digest(group_lease)
+    try:
+        reservation = store.reserve(principal, group_lease, request_digest=digest,
+                                    maximum_usd=bounds.RECON_RULES_CALL_USD,
+                                    call_audit=_call_audit(group_lease, digest, now), now=now)
+    except BudgetExhausted as error:
+        store.finish_group(principal, group_lease, outcome="deferred", reason=error.reason, now=now)
+        return ()
+    started = time.monotonic()
+    try:
+        proposals = rules.propose(list(views.values()))
+    except Exception:
+        store.settle(principal, reservation.id, outcome="unknown", lease_token=group_lease.lease_token, now=now)
+        store.finish_group(principal, group_lease, outcome="failed", reason="provider_error", now=now)
+        return ()
+    store.settle(principal, reservation.id, outcome="verified", actual_usd=bounds.RECON_RULES_CALL_USD,
+                 lease_token=group_lease.lease_token, now=now,
+                 completion=CallCompletion(completed_at=now, elapsed_ms=int((time.monotonic() - started) * 1000),
+                                           transport_outcome="completed", input_tokens=0, output_tokens=0))
+    recorded: list[OperationView] = []
+    stale = refused = 0
+    for proposal in proposals:
+        try:
+            recorded.append(store.commit(principal, group_lease, expected_inputs=group_lease.inputs,
+                                         expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
+        except LeaseLost:
+            raise
+        except BudgetExhausted as error:
+            store.finish_group(principal, group_lease, outcome="deferred", reason=error.reason, now=now)
+            return tuple(recorded)
+        except ProposalRefused as error:
+            refused += 1
+            if error.reason == "overlapping_membership":
+                _replan_union(store, principal, group_lease, proposal, now)
+        except _STALE:
+            stale += 1
+        except Conflict:
+            refused += 1
+    if recorded:
+        outcome, reason = "completed", ""
+    elif stale and not refused:
+        outcome, reason = "stale", "sources_changed"
+    else:
+        outcome, reason = "no_change", rules.HYPOTHESIS_ABSTENTION if not proposals else "proposals_refused"
+    store.finish_group(principal, group_lease, outcome=outcome, reason=reason, now=now)
+    return tuple(recorded)
