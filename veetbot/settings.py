@@ -44,7 +44,7 @@ ALLOWED_HOSTS = os.environ.get("VEETBOT_ALLOWED_HOSTS", "127.0.0.1,localhost,tes
 
 INSTALLED_APPS = [
     "veetbot",  # first, so its `migrate` (which runs as the owner role) wins
-    "django.contrib.admin",
+    "veetbot.admin_apps.StaffAdminConfig",  # django.contrib.admin with the content-free staff site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
