@@ -14,13 +14,15 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 from typing import Literal, Optional, Protocol, Union
 from urllib.parse import urlsplit
 from uuid import UUID
 
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field
+
+from reconsolidation import bounds
 
 ProviderName = Literal["rules", "openai", "scripted"]
 
@@ -123,6 +125,11 @@ class ProviderConfig(Value):
     @property
     def prices_known(self) -> bool:
         return self.input_usd_per_mtok is not None and self.output_usd_per_mtok is not None
+
+    def price_usd(self, *, input_tokens: int, output_tokens: int) -> Decimal:
+        """Tokens at these prices, rounded up to the money quantum (zero when free)."""
+        raw = Decimal(input_tokens) * self.input_usd_per_mtok + Decimal(output_tokens) * self.output_usd_per_mtok
+        return (raw / Decimal(1_000_000)).quantize(bounds.RECON_MONEY_QUANTUM_USD, rounding=ROUND_CEILING)
 
     @property
     def pricing_digest(self) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
-from decimal import ROUND_CEILING, Decimal
+from decimal import Decimal
 from typing import Literal, Optional, Sequence
 from uuid import UUID
 
@@ -201,8 +201,7 @@ def _body(stage: str, batch_id: UUID, config: ProviderConfig, payloads: list[dic
 def maximum_cost_usd(config: ProviderConfig, *, input_tokens: int, output_tokens: int) -> Decimal:
     """Both token ceilings at the configured prices, rounded up to the money quantum; an
     explicitly free request still costs the minimum positive quantum."""
-    raw = (Decimal(input_tokens) * config.input_usd_per_mtok + Decimal(output_tokens) * config.output_usd_per_mtok)
-    amount = (raw / Decimal(1_000_000)).quantize(bounds.RECON_MONEY_QUANTUM_USD, rounding=ROUND_CEILING)
+    amount = config.price_usd(input_tokens=input_tokens, output_tokens=output_tokens)
     return max(amount, bounds.RECON_MONEY_QUANTUM_USD)
 
 
