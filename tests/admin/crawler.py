@@ -49,7 +49,8 @@ def _normalise(url: str) -> str | None:
     if parts.path.startswith(SKIP):
         return None
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in PRUNED]
-    filters = [k for k, _ in query if k not in NON_FILTER]
+    # One filter may span several keys (a date range: day__gte and day__lt).
+    filters = {k.split("__")[0] for k, _ in query if k not in NON_FILTER}
     sort, search = dict(query).get("o"), dict(query).get("q")
     if len(filters) + bool(sort) + bool(search) > 1 or (sort is not None and not sort.isdigit()):
         return None
