@@ -70,7 +70,22 @@ class RecallRequest(Value):
     exclude_ids: tuple[UUID, ...] = ()
 
 
+RecordKind = Literal["belief", "summary"]
+
+
+class SummaryClause(Value):
+    """One extractive clause of a recalled summary and the originals it repeats."""
+
+    text: str
+    source_ids: tuple[UUID, ...]
+
+
 class RecallItem(Value):
+    """A recalled original (``record_kind`` belief) or, with reconsolidation on, a derived
+    summary (retrieval-reconsolidation@2). A belief that represents an active merge set
+    carries that operation's ID and revision; a summary carries its operation, clauses and
+    complete support (rendered and omitted inputs alike)."""
+
     id: UUID
     score: float
     subject: str
@@ -87,6 +102,11 @@ class RecallItem(Value):
     expires_at: Optional[datetime]
     content_revision: int
     sources: tuple[SourceRef, ...]
+    record_kind: RecordKind = "belief"
+    operation_id: Optional[UUID] = None
+    operation_revision: Optional[int] = None
+    clauses: tuple[SummaryClause, ...] = ()
+    support_ids: tuple[UUID, ...] = ()
 
 
 class RecallStages(Value):
@@ -105,6 +125,10 @@ class RecallStages(Value):
     rendered_ids: tuple[UUID, ...] = ()
     lexical_ids: tuple[UUID, ...] = ()
     structured_ids: tuple[UUID, ...] = ()
+    # With reconsolidation on: ranked originals whose rendering an active merge suppressed
+    # (a duplicate of the member rendered instead), and the summaries offered to the budget.
+    suppressed_ids: tuple[UUID, ...] = ()
+    summary_ids: tuple[UUID, ...] = ()
 
 
 class RecallResult(Value):

@@ -29,7 +29,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable
+from typing import Callable, Iterable, Optional, Sequence
 from uuid import UUID
 
 from recall.domain import RecallItem
@@ -98,12 +98,35 @@ def citation(memory_id: UUID) -> str:
     return f"[m:{memory_id}]"
 
 
+# A recalled summary's line: the heading of reconsolidation.summaries.HEADING, then one
+# "- " bullet per clause, each closed by citations of the originals it repeats.
+SUMMARY_HEADING = "Summary of related memories:"
+SUMMARY_BULLET = "- "
+
+
+def _summary_line(item: RecallItem) -> str:
+    if instruction_like(item.subject) or any(instruction_like(c.text) for c in item.clauses):
+        body = WITHHELD
+    else:
+        body = " ".join([SUMMARY_HEADING, *(
+            f"{SUMMARY_BULLET}{safe_text(c.text)} {' '.join(citation(i) for i in c.source_ids)}" for c in item.clauses
+        )])
+    return _line(item, body, f"summary of {len(item.support_ids)} memories")
+
+
 def render_line(item: RecallItem) -> str:
+    if item.record_kind == "summary":
+        return _summary_line(item)
     if instruction_like(item.subject) or instruction_like(item.statement):
         body = WITHHELD
     else:
         body = f"{safe_text(item.subject)}: {safe_text(item.statement)}"
+    return _line(item, body)
+
+
+def _line(item: RecallItem, body: str, *lead: str) -> str:
     notes = [
+        *lead,
         f"source {_instant(item.evidence_at)}",
         f"confidence {item.confidence:.2f}",
         f"{item.derivation}/{item.authority}",
@@ -122,8 +145,13 @@ class Rendered:
     tokens: int
 
 
-def render(ranked: Iterable[RecallItem], *, max_items: int, max_tokens: int) -> Rendered:
-    """Whole items in rank order within both budgets."""
+def render(
+    ranked: Iterable[RecallItem], *, max_items: int, max_tokens: int,
+    admit: Optional[Callable[[RecallItem, Sequence[RecallItem]], bool]] = None,
+) -> Rendered:
+    """Whole items in rank order within both budgets. ``admit(item, kept)``, when given,
+    may refuse an item given what is already kept (reconsolidation omits a summary that
+    repeats a selected atom)."""
     header_bytes = len(HEADER.encode("utf-8"))
     used = header_bytes
     lines: list[str] = []
@@ -131,6 +159,8 @@ def render(ranked: Iterable[RecallItem], *, max_items: int, max_tokens: int) -> 
     for item in ranked:
         if len(kept) >= max_items:
             break
+        if admit is not None and not admit(item, kept):
+            continue
         line = render_line(item)
         after = used + 1 + len(line.encode("utf-8"))  # the newline before the line
         if math.ceil(after / 4) > max_tokens:

@@ -38,6 +38,7 @@ from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
 from recall.render import render
 from recall.traces import TraceFacts, trace_write
+from reconsolidation import read_paths
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -141,10 +142,17 @@ def recall(
         fused = reciprocal_rank_fusion(lists)
         rows = arms.rejoin(read, [r.id for r in fused])
         ranked = [r for r in fused if r.id in rows]
+        # With reconsolidation on: one rendering per active merge set, then summaries in the
+        # remaining slots (reconsolidation.read_paths); None means plain atomic recall.
+        offer = read_paths.reconsolidate(
+            request=request, params=read.params, ranked=ranked, rows=rows,
+            rejoin=lambda ids: arms.rejoin(read, ids), build=_item,
+        )
         # Items are built lazily: the budget usually stops long before the ranked list ends.
         rendered = render(
-            (_item(rows[r.id], r.score) for r in ranked),
+            (_item(rows[r.id], r.score) for r in ranked) if offer is None else offer.items,
             max_items=request.max_items, max_tokens=request.max_tokens,
+            admit=None if offer is None else offer.admit,
         )
         sources = arms.sources(read, [item.id for item in rendered.items])
         kept = tuple(
@@ -159,9 +167,12 @@ def recall(
             rendered_ids=tuple(item.id for item in rendered.items),
             lexical_ids=tuple(c.id for c in lists.get("lexical", ())),
             structured_ids=tuple(c.id for c in lists.get("structured", ())),
+            suppressed_ids=tuple(offer.suppressed_ids) if offer is not None else (),
+            summary_ids=tuple(offer.summary_ids) if offer is not None else (),
         )
         trace_id = trace_write(principal=principal, now=now, facts=TraceFacts(
-            surface=surface, policy=POLICY + (f"+{SEMANTIC_POLICY}" if "semantic" in lists else ""),
+            surface=surface, policy=POLICY + (f"+{SEMANTIC_POLICY}" if "semantic" in lists else "")
+            + (read_paths.TRACE_TAG if offer is not None else ""),
             selection_mode=request.selection_mode, channel=channel, requested_channel=requested,
             fallback_reason=fallback, space=space if "semantic" in lists else "", ceiling=request.ceiling,
             max_items=request.max_items, max_tokens=request.max_tokens, as_of=request.as_of,

@@ -66,14 +66,32 @@ class CeilingField(serializers.CharField):
     pass
 
 
+# Summary items may say "mixed" (their supports differ); patterns, not enums, so these sets
+# do not collide with the originals' named enum components.
+@extend_schema_field({"type": "string", "pattern": _one_of((*vocabulary.BELIEF_TYPES, "mixed"))})
+class RecalledBeliefTypeField(serializers.ChoiceField):
+    pass
+
+
+@extend_schema_field({"type": "string", "pattern": _one_of((*vocabulary.POLARITIES, "mixed"))})
+class RecalledPolarityField(serializers.ChoiceField):
+    pass
+
+
+class SummaryClauseSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    source_ids = serializers.ListField(child=serializers.UUIDField(), help_text="The originals this clause repeats.")
+
+
 class RecallItemSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     score = serializers.FloatField(help_text="Reciprocal-rank-fusion score; higher ranks first.")
     subject = serializers.CharField()
     statement = serializers.CharField()
-    belief_type = serializers.ChoiceField(choices=vocabulary.BELIEF_TYPES)
-    polarity = serializers.ChoiceField(choices=vocabulary.POLARITIES)
-    derivation = serializers.ChoiceField(choices=vocabulary.DERIVATIONS)
+    # "mixed" and "summary" occur on summary items only (record_kind summary).
+    belief_type = RecalledBeliefTypeField(choices=(*vocabulary.BELIEF_TYPES, "mixed"))
+    polarity = RecalledPolarityField(choices=(*vocabulary.POLARITIES, "mixed"))
+    derivation = serializers.ChoiceField(choices=(*vocabulary.DERIVATIONS, "summary"))
     authority = serializers.ChoiceField(choices=vocabulary.AUTHORITIES)
     attribution = serializers.CharField(help_text="owner or person:<uuid>")
     confidence = serializers.FloatField(min_value=0.0, max_value=1.0)
@@ -83,6 +101,19 @@ class RecallItemSerializer(serializers.Serializer):
     expires_at = serializers.DateTimeField(allow_null=True)
     content_revision = serializers.IntegerField(help_text="The revision recalled (for as_of: the one current then).")
     sources = SourceSerializer(many=True)
+    record_kind = serializers.ChoiceField(
+        choices=("belief", "summary"),
+        help_text="belief: an original; summary: an extractive summary derived by reconsolidation "
+                  "(only with reconsolidation on, only in slots the originals left).",
+    )
+    operation_id = serializers.UUIDField(
+        allow_null=True, help_text="The reconsolidation operation: the merge set a belief represents, or the summary's.",
+    )
+    operation_revision = serializers.IntegerField(allow_null=True, help_text="That operation's revision.")
+    clauses = SummaryClauseSerializer(many=True, help_text="Summary only: its extractive clauses.")
+    support_ids = serializers.ListField(
+        child=serializers.UUIDField(), help_text="Summary only: every original it depends on, rendered or omitted.",
+    )
 
 
 class RecallResultSerializer(serializers.Serializer):

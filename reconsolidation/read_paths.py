@@ -1,0 +1,315 @@
+"""Recall through reconsolidation: merge suppression (retrieval-reconsolidation@1) and
+summaries in remaining slots (retrieval-reconsolidation@2).
+
+The retriever hands over its ranked originals — every hard predicate already applied in
+SQL, before the item/token budget — and gets back the items to offer the budget and an
+``admit`` rule for it:
+
+* Originals first, in their existing order and with their existing scores.
+* An **active merge set** (operation ``committed``, membership ``active``, complete
+  support still valid) renders once, in the slot of its best-ranked visible member: the
+  canonical when this request's predicates permit it (fetched even when it was not a
+  candidate), otherwise that best-ranked visible member itself. The slot keeps its
+  ranking score either way. The other members are suppressed *in this rendering only*;
+  they stay recallable by every other read.
+* A merge whose support no longer holds (a member erased, corrected, retracted — any
+  content revision other than the recorded one — or its leaf event erased or excluded)
+  suppresses nothing: reads honour invalidation before any sweep runs, so every member
+  is back exactly as after an undo.
+* **Summaries** (``DerivedMemory`` kind summary, status active, operation committed)
+  follow every original, so they only use capacity the originals left. A summary is
+  offered only when it is itself visible (ceiling, scope, validity, type filter) and
+  every dependency — rendered clause or omitted input — is un-erased at its recorded
+  content revision, active, valid now, within the ceiling and scope, with its leaf event
+  intact. ``admit`` omits a summary that repeats an atom already selected (an original,
+  a member suppressed in its favour, or a clause of a summary already selected).
+* Proposed, rejected, stale, invalidated and undone operations have no effect.
+
+Switched off (``AGENT_MEMORY_RECONSOLIDATION_ENABLED`` false: the same switch hides
+derived recall and restores ordinary atomic recall, while history, undo and erasure keep
+working elsewhere) or for a historical (``as_of``) recall, ``reconsolidate`` returns
+None and the retriever runs plain atomic recall, byte for byte. Historical group state
+(``merges_at``) is not reconstructed here, so a historical read never applies today's
+merges to the past.
+
+Cost: at most three owner-scoped statements per recall, each bounded by the candidate
+list — active memberships of the first ``RECON_RECALL_MAX_CANDIDATE_IDS`` ranked originals
+(partial index ``reconmember_one_active_set``), the canonicals that were not candidates
+(through the retriever's own permitted relation), and at most
+``RECON_RECALL_MAX_SUMMARIES`` summaries anchored on those originals (index
+``recondep_by_source``). No per-item queries.
+
+This module never writes, never widens a recall predicate, and never puts text in a
+trace: the retriever records only IDs (``RecallStages.suppressed_ids`` / ``summary_ids``).
+"""
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Iterator, Optional, Sequence
+from uuid import UUID
+
+from django.conf import settings
+from django.db import connection
+
+from memory import vocabulary
+from recall.domain import RecallItem, RecallRequest, SummaryClause
+
+POLICY = "retrieval-reconsolidation@2"
+# The bounds of one read (spec: "at most 1000 original candidate IDs per read", summary
+# lookup "capped at 1,000 operations"); a deployment may tighten them in settings. Ranked
+# originals past the first bound are not offered at all (an item budget of at most 100
+# reaches them only when hundreds of better items are skipped for tokens), so a member
+# past it can never render beside its set's representative.
+RECON_RECALL_MAX_CANDIDATE_IDS: int = getattr(settings, "RECON_RECALL_MAX_CANDIDATE_IDS", 1000)
+RECON_RECALL_MAX_SUMMARIES: int = getattr(settings, "RECON_RECALL_MAX_SUMMARIES", 1000)
+TRACE_TAG = "+reconsolidation@2"  # appended to the trace policy when this read path ran
+
+_SPACE = re.compile(r"\s+")
+
+# A dependency ``d`` (joined to its original ``m`` and leaf event ``e``) that no longer
+# certifies its operation: gone, erased, at another content revision, or its evidence
+# erased or excluded. Merges and summaries both stop at this.
+_BROKEN = """(
+    m.id IS NULL OR m.erased_at IS NOT NULL OR m.content_revision <> d.content_revision
+    OR e.id IS NULL OR e.erased_at IS NOT NULL OR e.excluded
+)"""
+# ... and, for a summary, a dependency this request may not see (a summary shows text
+# derived from every input, so each must pass the request's ceiling, scope and validity).
+_HIDDEN = """(
+    m.status <> 'active' OR m.valid_from > %(at)s OR (m.expires_at IS NOT NULL AND m.expires_at <= %(at)s)
+    OR NOT (m.sensitivity = ANY(%(sensitivities)s::text[]))
+    OR NOT (m.scope = %(scope)s OR (%(scope)s <> 'user' AND m.scope = 'user' AND m.portable))
+)"""
+_DEPENDENCIES = """
+    FROM reconsolidation_reconsolidationdependency d
+    LEFT JOIN memory_memory m
+           ON m.id = d.memory_id AND m.tenant_id = d.tenant_id AND m.principal_id = d.principal_id
+    LEFT JOIN memory_event e
+           ON e.id = d.event_id AND e.tenant_id = d.tenant_id AND e.principal_id = d.principal_id
+    WHERE d.tenant_id = %(tenant_id)s AND d.principal_id = %(principal_id)s AND d.operation_id = o.id
+"""
+# Every recorded input has at least one dependency edge (complete support).
+_COMPLETE = """
+    NOT EXISTS (
+        SELECT 1 FROM unnest(o.input_ids) AS i(id)
+        WHERE NOT EXISTS (
+            SELECT 1 FROM reconsolidation_reconsolidationdependency c
+            WHERE c.tenant_id = %(tenant_id)s AND c.principal_id = %(principal_id)s
+              AND c.operation_id = o.id AND c.memory_id = i.id
+        )
+    )
+"""
+
+MERGES = f"""
+    WITH hit AS (
+        SELECT DISTINCT x.operation_id FROM reconsolidation_reconsolidationmember x
+        WHERE x.tenant_id = %(tenant_id)s AND x.principal_id = %(principal_id)s AND x.active
+          AND x.member_id = ANY(%(ids)s::uuid[])
+    ), live AS (
+        SELECT o.id, o.revision FROM hit
+        JOIN reconsolidation_reconsolidationoperation o
+          ON o.id = hit.operation_id AND o.tenant_id = %(tenant_id)s AND o.principal_id = %(principal_id)s
+        WHERE o.state = 'committed' AND o.kind = 'merge_equivalent'
+          AND {_COMPLETE}
+          AND NOT EXISTS (SELECT 1 {_DEPENDENCIES} AND {_BROKEN})
+    )
+    SELECT live.id, live.revision, s.canonical_id, s.member_id
+    FROM live JOIN reconsolidation_reconsolidationmember s
+      ON s.operation_id = live.id AND s.tenant_id = %(tenant_id)s AND s.principal_id = %(principal_id)s
+    WHERE s.active
+    ORDER BY live.id, s.member_id
+"""
+
+SUMMARIES = f"""
+    WITH anchored AS (
+        SELECT a.operation_id, min(array_position(%(ids)s::uuid[], a.memory_id)) AS anchor_rank
+        FROM reconsolidation_reconsolidationdependency a
+        WHERE a.tenant_id = %(tenant_id)s AND a.principal_id = %(principal_id)s
+          AND a.memory_id = ANY(%(ids)s::uuid[])
+        GROUP BY a.operation_id
+    )
+    SELECT s.id, s.operation_id, o.revision, s.clauses, s.subject, s.belief_type, s.sensitivity,
+           s.confidence, s.evidence_at, s.valid_from, s.expires_at, s.revision, anchored.anchor_rank,
+           support.ids, support.authorities, support.attributions, support.polarities
+    FROM anchored
+    JOIN reconsolidation_reconsolidationoperation o
+      ON o.id = anchored.operation_id AND o.tenant_id = %(tenant_id)s AND o.principal_id = %(principal_id)s
+    JOIN reconsolidation_derivedmemory s
+      ON s.operation_id = o.id AND s.tenant_id = %(tenant_id)s AND s.principal_id = %(principal_id)s
+    CROSS JOIN LATERAL (
+        SELECT array_agg(DISTINCT d.memory_id) AS ids, array_agg(DISTINCT m.authority) AS authorities,
+               array_agg(DISTINCT m.attribution) AS attributions, array_agg(DISTINCT m.polarity) AS polarities,
+               bool_and(COALESCE(NOT ({_BROKEN} OR {_HIDDEN}), false)) AS valid
+        {_DEPENDENCIES}
+    ) support
+    WHERE o.state = 'committed' AND o.kind = 'summarize_related'
+      AND s.kind = 'summary' AND s.status = 'active' AND s.erased_at IS NULL
+      AND jsonb_typeof(s.clauses) = 'array' AND jsonb_array_length(s.clauses) > 0
+      AND s.sensitivity = ANY(%(sensitivities)s::text[])
+      AND (s.scope = %(scope)s OR (%(scope)s <> 'user' AND s.scope = 'user' AND s.portable))
+      AND s.valid_from <= %(at)s AND (s.expires_at IS NULL OR s.expires_at > %(at)s)
+      AND (cardinality(%(belief_types)s::text[]) = 0 OR s.belief_type = ANY(%(belief_types)s::text[]))
+      AND support.valid AND {_COMPLETE}
+    ORDER BY anchored.anchor_rank, s.store_position DESC NULLS LAST, s.id
+    LIMIT %(limit)s
+"""
+
+
+def applies(request: RecallRequest) -> bool:
+    """Whether this recall reads through reconsolidation (checked at call time, so flipping
+    the switch takes effect at once)."""
+    return bool(settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED) and request.as_of is None
+
+
+def atom_key(text: str) -> str:
+    """The equivalence normalisation (NFC + whitespace collapse): what "repeats" means."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+@dataclass(frozen=True)
+class MergeSet:
+    operation_id: UUID
+    revision: int
+    canonical_id: UUID
+    member_ids: frozenset[UUID]
+
+
+@dataclass
+class Reconsolidated:
+    """What the retriever renders instead of its plain ranked list."""
+
+    items: Iterator[RecallItem]  # originals (one per merge set), then summaries
+    suppressed_ids: list[UUID] = field(default_factory=list)
+    summary_ids: list[UUID] = field(default_factory=list)
+    # rendered representative -> every member of its set (the atoms it stands for)
+    represented: dict[UUID, frozenset[UUID]] = field(default_factory=dict)
+
+    def admit(self, item: RecallItem, kept: Sequence[RecallItem]) -> bool:
+        """Originals always; a summary only when none of its clauses repeats a kept atom."""
+        if item.record_kind != "summary":
+            return True
+        ids: set[UUID] = set()
+        texts: set[str] = set()
+        for selected in kept:
+            if selected.record_kind == "summary":
+                for clause in selected.clauses:
+                    ids.update(clause.source_ids)
+                    texts.add(atom_key(clause.text))
+            else:
+                ids.update(self.represented.get(selected.id, (selected.id,)))
+                texts.add(atom_key(selected.statement))
+        return not any(
+            ids.intersection(clause.source_ids) or atom_key(clause.text) in texts for clause in item.clauses
+        )
+
+
+def _run(statement: str, params: dict) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return cursor.fetchall()
+
+
+def merge_sets(params: dict, ids: Sequence[UUID]) -> dict[UUID, MergeSet]:
+    """member ID -> its active, fully supported merge set, for the members among ``ids``."""
+    found: dict[UUID, tuple[int, UUID, set[UUID]]] = {}
+    for operation_id, revision, canonical_id, member_id in _run(MERGES, {**params, "ids": list(ids)}):
+        found.setdefault(operation_id, (revision, canonical_id, set()))[2].add(member_id)
+    by_member: dict[UUID, MergeSet] = {}
+    for operation_id, (revision, canonical_id, members) in found.items():
+        merge = MergeSet(operation_id=operation_id, revision=revision, canonical_id=canonical_id,
+                         member_ids=frozenset(members | {canonical_id}))
+        for member_id in merge.member_ids:
+            by_member[member_id] = merge
+    return by_member
+
+
+def _weakest(values: Sequence[str], order: Sequence[str]) -> str:
+    return max(values, key=lambda v: order.index(v) if v in order else len(order))
+
+
+def _uniform(values: Sequence[str], mixed: str) -> str:
+    return values[0] if len(values) == 1 else mixed
+
+
+def summaries(params: dict, ids: Sequence[UUID], scores: dict[UUID, float]) -> list[RecallItem]:
+    """Visible, fully valid summaries anchored on ``ids``, best-anchored first."""
+    rows = _run(SUMMARIES, {**params, "ids": list(ids), "limit": RECON_RECALL_MAX_SUMMARIES})
+    items = []
+    for (derived_id, operation_id, operation_revision, clauses, subject, belief_type, sensitivity, confidence,
+         evidence_at, valid_from, expires_at, revision, anchor_rank, support, authorities, attributions,
+         polarities) in rows:
+        try:
+            if isinstance(clauses, str):  # Django's psycopg setup hands raw jsonb over as text
+                clauses = json.loads(clauses)
+            parsed = tuple(SummaryClause(text=c["text"], source_ids=tuple(UUID(str(i)) for i in c["source_ids"]))
+                           for c in clauses)
+        except (KeyError, TypeError, ValueError):
+            continue  # a malformed projection is withheld, never half-rendered
+        if not all(c.source_ids and set(c.source_ids) <= set(support) for c in parsed):
+            continue  # a clause citing anything outside the complete support is withheld
+        items.append(RecallItem(
+            id=derived_id, score=scores[ids[anchor_rank - 1]], subject=subject,
+            statement="; ".join(c.text for c in parsed), belief_type=belief_type,
+            polarity=_uniform(sorted(polarities), "mixed"), derivation="summary",
+            authority=_weakest(authorities, vocabulary.AUTHORITIES),
+            attribution=_uniform(sorted(attributions), "mixed"), confidence=confidence, sensitivity=sensitivity,
+            evidence_at=evidence_at, valid_from=valid_from, expires_at=expires_at, content_revision=revision,
+            sources=(), record_kind="summary", operation_id=operation_id, operation_revision=operation_revision,
+            clauses=parsed, support_ids=tuple(sorted(support, key=str)),
+        ))
+    return items
+
+
+def reconsolidate(
+    *, request: RecallRequest, params: dict, ranked: Sequence, rows: dict[UUID, tuple],
+    rejoin: Callable[[Sequence[UUID]], dict[UUID, tuple]], build: Callable[[tuple, float], RecallItem],
+) -> Optional[Reconsolidated]:
+    """The reconsolidated offer for one recall, or None when plain atomic recall applies.
+
+    ``ranked``: the fused candidates (``id``, ``score``) permitted by ``rows`` (the
+    retriever's rejoin), best first; ``params``: the recall's ``sql.base_params``;
+    ``rejoin(ids)``: the same permitted relation for more IDs; ``build(row, score)``:
+    the retriever's item builder. Call inside the recall's owner context.
+    """
+    if not applies(request):
+        return None
+    ranked = list(ranked[: RECON_RECALL_MAX_CANDIDATE_IDS])
+    ids = [r.id for r in ranked]
+    scores = {r.id: r.score for r in ranked}
+    merges = merge_sets(params, ids) if ids else {}
+    missing = sorted({m.canonical_id for m in merges.values()} - rows.keys(), key=str)
+    visible = {**rows, **rejoin(missing)} if missing else rows
+    offered_summaries = summaries(params, ids, scores) if ids else []
+    result = Reconsolidated(items=iter(()), summary_ids=[s.id for s in offered_summaries])
+
+    representative: dict[UUID, UUID] = {}  # merge operation -> the member rendered for it
+    slots: list[tuple[tuple, float]] = []
+    for r in ranked:
+        merge = merges.get(r.id)
+        if merge is None:
+            slots.append((rows[r.id], r.score))
+            continue
+        if merge.operation_id not in representative:
+            chosen = merge.canonical_id if merge.canonical_id in visible else r.id
+            representative[merge.operation_id] = chosen
+            result.represented[chosen] = merge.member_ids
+            slots.append((visible[chosen], r.score))
+        if r.id != representative[merge.operation_id]:
+            result.suppressed_ids.append(r.id)
+
+    def offered() -> Iterator[RecallItem]:
+        for row, score in slots:
+            item = build(row, score)
+            merge = merges.get(item.id)
+            if merge is not None:
+                item = item.model_copy(update={"operation_id": merge.operation_id,
+                                               "operation_revision": merge.revision})
+            yield item
+        yield from offered_summaries
+
+    result.items = offered()
+    return result
