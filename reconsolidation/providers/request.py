@@ -117,7 +117,9 @@ class PreparedBatch(Value):
     deferred: tuple[Deferral, ...]
 
 
-class _Defer(Exception):
+class GroupDeferred(Exception):
+    """A group cannot be sent now; ``reason`` is a finite ``DeferReason``."""
+
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
@@ -127,38 +129,38 @@ def _iso(value: Optional[datetime]) -> Optional[str]:
     return None if value is None else value.isoformat().replace("+00:00", "Z")
 
 
-def _admit_group(group: SourceGroup, policy: EgressPolicy, scopes: dict[str, str]) -> tuple[dict, ContextGroup]:
-    """One group's payload and context, or ``_Defer`` with the first reason it cannot be sent."""
+def admit_group(group: SourceGroup, policy: EgressPolicy, scopes: dict[str, str]) -> tuple[dict, ContextGroup]:
+    """One group's payload and context, or ``GroupDeferred`` with the first reason it cannot be sent."""
     by_id = {memory.memory_id: memory for memory in group.sources}
     sources, excerpts, context_inputs, decisions = [], {}, [], []
     parts_per_event: dict[UUID, set[UUID]] = defaultdict(set)
     for ref in sorted(group.claimed, key=lambda r: str(r.memory_id)):
         memory = by_id.get(ref.memory_id)
         if memory is None:
-            raise _Defer("source_missing")
+            raise GroupDeferred("source_missing")
         if memory.content_revision != ref.content_revision:
-            raise _Defer("source_changed")
+            raise GroupDeferred("source_changed")
         if memory.status != "active" or memory.erased:
-            raise _Defer("source_not_eligible")
+            raise GroupDeferred("source_not_eligible")
         if not memory.evidence:
-            raise _Defer("evidence_missing")
+            raise GroupDeferred("evidence_missing")
         decisions.append(assess(policy, kind="memory", item_id=memory.memory_id, attribution=memory.attribution,
                                 text=f"{memory.subject}\n{memory.statement}", floor=memory.sensitivity))
         excerpt_ids = []
         for part in sorted(memory.evidence, key=lambda p: (str(p.event_id), p.position, str(p.part_id))):
             if (part.event_kind != EVIDENCE_EVENT_KIND or part.speaker != EVIDENCE_SPEAKER or part.excluded
                     or part.erased):
-                raise _Defer("evidence_not_admissible")
+                raise GroupDeferred("evidence_not_admissible")
             if not part.text:
-                raise _Defer("evidence_missing")
+                raise GroupDeferred("evidence_missing")
             if len(part.text.encode("utf-8")) > limit("RECON_EXCERPT_MAX_BYTES"):
-                raise _Defer("excerpt_too_large")
+                raise GroupDeferred("excerpt_too_large")
             decisions.append(assess(policy, kind="excerpt", item_id=part.part_id, text=part.text,
                                     floor=memory.sensitivity, attribution=memory.attribution))
             record = {"excerpt_id": str(part.part_id), "event_id": str(part.event_id), "position": part.position,
                       "created_at": _iso(part.created_at), "text": part.text, "trust": "untrusted"}
             if excerpts.setdefault(part.part_id, record) != record:
-                raise _Defer("snapshot_inconsistent")  # one part read twice with different content
+                raise GroupDeferred("snapshot_inconsistent")  # one part read twice with different content
             parts_per_event[part.event_id].add(part.part_id)
             if part.part_id not in excerpt_ids:
                 excerpt_ids.append(part.part_id)
@@ -173,12 +175,12 @@ def _admit_group(group: SourceGroup, policy: EgressPolicy, scopes: dict[str, str
         context_inputs.append(ContextInput(belief_id=memory.memory_id, content_revision=memory.content_revision,
                                            excerpt_ids=tuple(excerpt_ids)))
     if any(len(parts) > limit("RECON_EVENT_MAX_PARTS") for parts in parts_per_event.values()):
-        raise _Defer("event_parts_exceeded")
+        raise GroupDeferred("event_parts_exceeded")
     if len(excerpts) > limit("RECON_GROUP_MAX_EXCERPTS"):
-        raise _Defer("group_excerpts_exceeded")
+        raise GroupDeferred("group_excerpts_exceeded")
     refused = decisions_allow(policy, decisions)
     if refused is not None:
-        raise _Defer(refused)
+        raise GroupDeferred(refused)
     payload = {"group_id": str(group.group_id), "sources": sources,
                "excerpts": sorted(excerpts.values(), key=lambda e: (e["event_id"], e["position"], e["excerpt_id"]))}
     return payload, ContextGroup(group_id=group.group_id, inputs=tuple(context_inputs))
@@ -203,6 +205,20 @@ def maximum_cost_usd(config: ProviderConfig, *, input_tokens: int, output_tokens
     explicitly free request still costs the minimum positive quantum."""
     amount = config.price_usd(input_tokens=input_tokens, output_tokens=output_tokens)
     return max(amount, bounds.RECON_MONEY_QUANTUM_USD)
+
+
+def seal(stage: str, batch_id: UUID, config: ProviderConfig, policy: EgressPolicy, body: bytes) -> PreparedRequest:
+    """Immutable bytes + the digest binding provider, model, prices and egress policy."""
+    output_tokens = limit("RECON_REQUEST_MAX_OUTPUT_TOKENS")
+    return PreparedRequest(
+        stage=stage, batch_id=batch_id, provider=config.provider, model=config.model,
+        pricing_digest=config.pricing_digest, egress_digest=policy.digest, body=body,
+        digest=request_digest(provider=config.provider, model=config.model, pricing_digest=config.pricing_digest,
+                              egress_digest=policy.digest, body=body),
+        input_tokens=len(body), max_output_tokens=output_tokens,
+        maximum_usd=maximum_cost_usd(config, input_tokens=len(body), output_tokens=output_tokens),
+        max_provider_attempts=limit("RECON_PROVIDER_MAX_ATTEMPTS"),
+    )
 
 
 def body_fits(body: bytes) -> bool:
@@ -235,17 +251,17 @@ def build_proposal_request(
     for group in offered:
         trial_scopes = dict(scopes)
         try:
-            payload, context = _admit_group(group, policy, trial_scopes)
+            payload, context = admit_group(group, policy, trial_scopes)
             for memory in group.sources:
                 seen = shared.get(memory.memory_id)
                 if seen is not None and seen != memory.model_dump():
-                    raise _Defer("snapshot_inconsistent")
+                    raise GroupDeferred("snapshot_inconsistent")
             trial = _body("proposal", batch_id, config, payloads + [payload])
             if not body_fits(trial):
-                raise _Defer("request_too_large")
+                raise GroupDeferred("request_too_large")
             if maximum_cost_usd(config, input_tokens=len(trial), output_tokens=output_tokens) > ceiling:
-                raise _Defer("above_slice_ceiling")
-        except _Defer as refused:
+                raise GroupDeferred("above_slice_ceiling")
+        except GroupDeferred as refused:
             deferred.append(Deferral(group_id=group.group_id, reason=refused.reason))
             continue
         scopes = trial_scopes
@@ -255,16 +271,7 @@ def build_proposal_request(
     if not payloads:
         return PreparedBatch(request=None, context=None, deferred=tuple(deferred))
 
-    body = _body("proposal", batch_id, config, payloads)
-    maximum = maximum_cost_usd(config, input_tokens=len(body), output_tokens=output_tokens)
-    request = PreparedRequest(
-        stage="proposal", batch_id=batch_id, provider=config.provider, model=config.model,
-        pricing_digest=config.pricing_digest, egress_digest=policy.digest, body=body,
-        digest=request_digest(provider=config.provider, model=config.model, pricing_digest=config.pricing_digest,
-                              egress_digest=policy.digest, body=body),
-        input_tokens=len(body), max_output_tokens=output_tokens, maximum_usd=maximum,
-        max_provider_attempts=limit("RECON_PROVIDER_MAX_ATTEMPTS"),
-    )
+    request = seal("proposal", batch_id, config, policy, _body("proposal", batch_id, config, payloads))
     context = ProposalContext(batch_id=batch_id, tenant_id=policy.tenant_id, principal_id=policy.principal_id,
                               groups=tuple(contexts))
     return PreparedBatch(request=request, context=context, deferred=tuple(deferred))
