@@ -203,7 +203,10 @@ def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Opti
 
 def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime) -> None:
     """Run the protocol's sweeps; with ``restart_after_operations`` the first sweep's worker
-    stops after that many approved operations and a new worker resumes from stored state."""
+    stops after that many approved operations and a new worker resumes from stored state.
+
+    The clock is fixed (``monotonic`` frozen): every slice of a sweep starts at that sweep's
+    instant, so a run is reproducible and no slice deadline depends on machine load."""
     from reconsolidation import passes
     from reconsolidation.store import ReconsolidationStore
 
@@ -212,7 +215,7 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime) -
         store = ReconsolidationStore(clock=lambda now=now: now)
         approved = 0
         for _ in range(MAX_SLICES_PER_SWEEP):
-            report = passes.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now)
+            run = passes.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now, monotonic=lambda: 0.0)
             limit = None
             if number == 1 and restart_after is not None:
                 limit = max(0, restart_after - approved)
@@ -221,8 +224,10 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime) -
                 # The worker stops here; a fresh store object (a restarted process) resumes.
                 store = ReconsolidationStore(clock=lambda now=now: now)
                 restart_after = None
-            if report is None or (report.generation_complete and not report.groups_pending):
+            if run is None or passes.is_idle(run):
                 break
+            if not passes.made_progress(run):
+                raise RuntimeError("a slice made no progress")
         else:
             raise RuntimeError("sweep did not complete within MAX_SLICES_PER_SWEEP slices")
         _approve_pending(principal, kinds, now, None)

@@ -87,3 +87,32 @@ def test_command_refuses_an_existing_output_before_running(tmp_path):
     with pytest.raises(CommandError, match="never overwritten"):
         call_command("eval_reconsolidation", "--output", str(existing))
     assert existing.read_text() == "{}"
+
+
+def test_merge_arms_merge_exact_copies_only_and_gates_cover_every_arm(db, tmp_path):
+    """A reduced three-arm run (the full run is the command): the identical-copies case's
+    text-and-key-identical class merges under the local key; nothing else merges."""
+    case_id = "dev-identical_source_copies-1"
+    report = runner.run(config(arms=scorer.ARMS, case_ids=(case_id,)))
+    dev = {arm: report["arms"][arm]["splits"]["development"] for arm in scorer.ARMS}
+    assert dev["original"]["classes_covered"] == 0
+    for arm in ("merge", "connections"):
+        assert dev[arm]["failed_cases"] == 0, report["arms"][arm]["cases"]
+        assert dev[arm]["classes_covered"] >= 1
+        assert dev[arm]["false_merge_pairs"] == 0
+        assert dev[arm]["lost_facts"] == 0
+    assert Decimal(report["usage"]["by_arm"]["original"]["spend_usd"]) == 0
+    assert Decimal(report["usage"]["by_arm"]["merge"]["spend_usd"]) > 0  # the rules provider still reserves
+    assert {name.split("/")[1] for name in report["gates"]} == {"merge", "connections"}
+    assert all(set(g) == {"value", "threshold", "passed"} for g in report["gates"].values())
+
+
+def test_command_exits_nonzero_on_a_failed_gate_and_still_writes_the_report(db, tmp_path):
+    output = tmp_path / "smoke.json"
+    with pytest.raises(SystemExit) as exit_:
+        call_command("eval_reconsolidation", "--arms", "original,merge", "--repeats", "1", "--provider", "rules",
+                     "--split", "development", "--cases", DEV[0], "--output", str(output))
+    assert exit_.value.code == 1  # the connections arm did not run, so its gates fail
+    report = json.loads(output.read_text())
+    assert report["passed"] is False and report["gates"]
+    assert output.with_suffix(".summary.txt").exists() and output.with_suffix(".png").exists()
