@@ -30,9 +30,11 @@ def is_owner_model(model) -> bool:
 
 
 def prose_fields(model, admin_class) -> list[str]:
-    """Free-text columns an admin would show or search. In this schema every column that
-    can hold owner prose (statements, subjects, part text, names) is a TextField, and no
-    content-free table has one."""
+    """Free-text columns an admin would show or search. The long prose of this schema
+    (statements, subjects, event part text, person names, derived subjects) is held in
+    TextFields, and no content-free table has one. Shorter owner-chosen strings (display
+    names, scope names, token labels) sit in tables without the staff policy: there, row-
+    level security is what keeps them out, not this check."""
     named = [*(admin_class.fields or ()), *admin_class.list_display, *admin_class.search_fields,
              *admin_class.list_filter]
     found = []

@@ -12,7 +12,7 @@ import pytest
 from django.contrib import admin
 
 from memory.models import (
-    Event, EventPart, Memory, MemoryRevision, OwnerToken, Person, Principal as OwnerRow, Session,
+    EventPart, Memory, MemoryRevision, OwnerToken, Person, Principal as OwnerRow, Session,
 )
 from reconsolidation.models import DerivedMemory
 from tests.admin import leaky_site
@@ -45,7 +45,6 @@ def planted_prose_columns(principal) -> dict[str, bool]:
             "revision.snapshot": any(m in str(s) for s in MemoryRevision.objects.values_list("snapshot", flat=True)),
             "derived.subject": DerivedMemory.objects.filter(subject__contains=m).exists(),
             "derived.clauses": any(m in str(c) for c in DerivedMemory.objects.values_list("clauses", flat=True)),
-            "events": Event.objects.exists(),
         }
 
 
