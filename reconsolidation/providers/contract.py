@@ -104,6 +104,14 @@ def url_host(base_url: str) -> str:
     return (urlsplit(base_url).hostname or "").lower()
 
 
+def residency_allowed(residency: str, pin: str) -> bool:
+    """``local`` always; ``remote:<host>`` only when the residency pin names exactly that host."""
+    if residency == "local":
+        return True
+    pin = (pin or "").strip().lower()
+    return residency.startswith("remote:") and bool(pin) and residency == f"remote:{pin}"
+
+
 class Value(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

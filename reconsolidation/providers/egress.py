@@ -30,7 +30,7 @@ from django.conf import settings
 from pydantic import AwareDatetime
 
 from memory.vocabulary import ATTRIBUTION, SENSITIVITIES, SENSITIVITY_RANK
-from reconsolidation.providers.contract import ProviderConfig, Value, canonical_json, sha256_hex
+from reconsolidation.providers.contract import ProviderConfig, Value, canonical_json, residency_allowed, sha256_hex
 
 EGRESS_POLICY_VERSION = "egress@1"
 # What may leave at most, whatever the provider: the spec allows public and internal only.
@@ -60,12 +60,7 @@ class EgressPolicy(Value):
 
     @property
     def residency_allowed(self) -> bool:
-        if self.residency == "local":
-            return True
-        if self.residency.startswith("remote:"):
-            host = self.residency[len("remote:"):]
-            return bool(host) and host == self.residency_pin.strip().lower()
-        return False
+        return residency_allowed(self.residency, self.residency_pin)
 
 
 class EgressDecision(Value):

@@ -36,7 +36,7 @@ from django.conf import settings
 
 from reconsolidation.providers.contract import (
     PreparedRequest, ProviderConfig, ProviderFailure, ProviderResponse, ProviderResult, StrictJSONError, Usage,
-    is_loopback_url, limit, request_digest, strict_json_loads, url_host,
+    is_loopback_url, limit, request_digest, residency_allowed, strict_json_loads, url_host,
 )
 from reconsolidation.providers.envelopes import PROPOSAL_JSON_SCHEMA, VERIFICATION_JSON_SCHEMA
 
@@ -225,11 +225,10 @@ class OpenAIProvider:
 
     # --- guards before any byte leaves -----------------------------------------------------
     def _egress_refusal(self) -> Optional[str]:
-        if self.config.residency != "local":
-            if self.config.residency != f"remote:{self._pin}" or not self._pin:
-                return "residency_unpinned"
-            if not self._key:
-                return "key_missing"
+        if not residency_allowed(self.config.residency, self._pin):
+            return "residency_unpinned"
+        if self.config.residency != "local" and not self._key:
+            return "key_missing"
         return None
 
     def _binding_refusal(self, prepared: PreparedRequest) -> Optional[str]:
