@@ -101,6 +101,9 @@ class SourceGroup(Value):
     group_id: UUID
     claimed: tuple[InputRef, ...]
     sources: tuple[SourceMemory, ...]
+    # Claimed inputs the reader could not supply, with its content-free reason
+    # (gone | revision_changed | an eligibility reason).
+    unavailable: tuple[tuple[UUID, str], ...] = ()
 
 
 class Deferral(Value):
@@ -137,7 +140,9 @@ def admit_group(group: SourceGroup, policy: EgressPolicy, scopes: dict[str, str]
     for ref in sorted(group.claimed, key=lambda r: str(r.memory_id)):
         memory = by_id.get(ref.memory_id)
         if memory is None:
-            raise GroupDeferred("source_missing")
+            why = dict(group.unavailable).get(ref.memory_id, "gone")
+            raise GroupDeferred({"gone": "source_missing", "revision_changed": "source_changed"}.get(
+                why, "source_not_eligible"))
         if memory.content_revision != ref.content_revision:
             raise GroupDeferred("source_changed")
         if memory.status != "active" or memory.erased:
