@@ -136,3 +136,23 @@ def apply(principal: Principal, operation: ReconsolidationOperation, views: dict
     operation.state, operation.committed_at, operation.revision = "committed", now, operation.revision + 1
     operation.updated_at = now
     operation.save(update_fields=["state", "committed_at", "revision", "updated_at"])
+
+
+def recorded_signatures(principal: Principal, operation: ReconsolidationOperation) -> set[str]:
+    """The block signatures of a recorded operation, from retained identities only (claim
+    hashes and dependency events survive erasure), so an owner can still undo or reject
+    it after a source is gone."""
+    from memory.models import Memory
+    from reconsolidation.models import ReconsolidationDependency
+
+    ids = list(operation.input_ids)
+    found = {blocks.exact(operation.kind, ids)}
+    if operation.kind == "merge_equivalent":
+        claims = dict(Memory.objects.filter(id__in=ids).values_list("id", "claim_sha256"))
+        events: dict[UUID, list[UUID]] = {}
+        for memory_id, event_id in ReconsolidationDependency.objects.filter(operation_id=operation.id).values_list(
+                "memory_id", "event_id"):
+            events.setdefault(memory_id, []).append(event_id)
+        found |= blocks.member_pairs(ids)
+        found |= blocks.claim_event_pairs({i: claims.get(i, "") for i in ids}, events)
+    return found

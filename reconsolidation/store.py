@@ -95,10 +95,27 @@ class ReconsolidationStore:
         return operations.get_operation(principal, operation_id, ceiling=ceiling)
 
     def list_operations(self, principal: Principal, *, ceiling: str, cursor: Optional[str] = None,
-                        limit: int = 50) -> OperationPage:
-        return operations.list_operations(principal, ceiling=ceiling, cursor=cursor, limit=limit)
+                        limit: int = bounds.RECON_OPERATIONS_PAGE_DEFAULT, kind: Optional[str] = None,
+                        state: Optional[str] = None) -> OperationPage:
+        return operations.list_operations(principal, ceiling=ceiling, cursor=cursor, limit=limit, kind=kind,
+                                          state=state)
 
     def undo(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
-             idempotency_key: str) -> OperationView:
+             idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
         return operations.undo(principal, operation_id, expected_revision=expected_revision,
-                               idempotency_key=idempotency_key)
+                               idempotency_key=idempotency_key, now=self._now(now))
+
+    # --- owner review (reviewed mode) ----------------------------------------------------
+    def approve(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
+                idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
+        from reconsolidation import review
+
+        return review.approve(principal, operation_id, expected_revision=expected_revision,
+                              idempotency_key=idempotency_key, now=self._now(now))
+
+    def reject(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
+               idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
+        from reconsolidation import review
+
+        return review.reject(principal, operation_id, expected_revision=expected_revision,
+                             idempotency_key=idempotency_key, now=self._now(now))

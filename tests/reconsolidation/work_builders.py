@@ -19,6 +19,7 @@ def claimed_group(store, principal, memories, now, *, owner: str = "w"):
 def process(store, principal, memories, now):
     """Queue, claim and process one group over ``memories``; release the lease."""
     lease, group = claimed_group(store, principal, memories, now)
+    assert group is not None, "no pending group: identical input was already processed"
     ops = process_group(store, principal, group, now=now)
     store.release(principal, lease.lease_token, now=now)
     return ops
@@ -42,3 +43,14 @@ def derived_rows(principal):
 def operation_row(principal, op_id):
     with owner_context(principal):
         return ReconsolidationOperation.objects.get(id=op_id)
+
+
+def approve(store, principal, op, now, key=None):
+    return store.approve(principal, op.id, expected_revision=op.revision, idempotency_key=key or f"approve-{op.id}",
+                         now=now)
+
+
+def merged(store, principal, memories, now):
+    """Process a group over ``memories`` and approve its merge: the committed operation."""
+    (op,) = by_kind(process(store, principal, memories, now), "merge_equivalent")
+    return approve(store, principal, op, now)
