@@ -1,13 +1,25 @@
-"""Reciprocal-rank fusion of the arms' ranked candidate lists.
+"""Weighted reciprocal-rank fusion of the arms' ranked candidate lists.
 
-score(d) = Σ over the lists that hold d of 1 / (k + rank), rank counted from 1 and k =
-settings.RECALL_RRF_K (60 by default). Only ranks count, never the arms' raw signals, so
-lists on different scales (coverage, tiers, cosine distance) fuse without calibration, and
-semantic order follows cosine rank. A candidate appears once in the result however many
-lists hold it (the union is deduplicated). Ties are stable: higher store position first,
-then lower ID.
+score(d) = Σ over the lists that hold d of weight(list) / (k + rank), rank counted from 1,
+k = settings.RECALL_RRF_K (60 by default) and weight(list) =
+settings.RECALL_RRF_WEIGHTS[arm] (1 for an arm it does not name; all 1 is plain RRF).
+Only ranks count, never the arms' raw signals, so lists on different scales (coverage,
+tiers, cosine distance) fuse without calibration, and semantic order follows cosine rank.
 
-Pure: no database, no settings read unless ``k`` is omitted.
+Shared ranks for ties. The lexical and structured arms rank by a coarse signal — a
+coverage count, a tier — and break its ties by recency (store position) only to be
+deterministic. Counting those tie-break positions as ranks would hand every newer belief
+with the same coverage (or every newer belief of an anchored type) a better rank than an
+older one the arm cannot tell apart from it, and the newest of a broad anchor list would
+outvote a strong semantic match. For the arms named in settings.RECALL_RRF_SHARED_TIE_ARMS
+a run of candidates with equal signal therefore shares one rank: the mean of the positions
+it occupies. The semantic arm's distances are not coarse and keep their own order.
+
+A candidate appears once in the result however many lists hold it (the union is
+deduplicated). Ties of the fused score are stable: higher store position first, then
+lower ID.
+
+Pure: no database; settings are read only for the arguments left out.
 """
 from __future__ import annotations
 
@@ -32,20 +44,47 @@ class _HasPosition(Protocol):  # what fusion needs of a candidate (recall.arms.C
     @property
     def store_position(self) -> int: ...
 
+    @property
+    def signal(self) -> float: ...
 
-def reciprocal_rank_fusion(lists: Mapping[str, Sequence[_HasPosition]], *, k: Optional[int] = None) -> list[Ranked]:
+
+def _ranks(candidates: Sequence[_HasPosition], shared_ties: bool) -> dict[UUID, float]:
+    """Each candidate's rank in its list (first occurrence only), from 1; equal signals
+    share the mean of their positions when ``shared_ties``."""
+    unique: list[_HasPosition] = []
+    seen: set[UUID] = set()
+    for candidate in candidates:
+        if candidate.id not in seen:  # a list votes once per candidate
+            seen.add(candidate.id)
+            unique.append(candidate)
+    ranks: dict[UUID, float] = {}
+    start = 0
+    while start < len(unique):
+        end = start + 1
+        if shared_ties:
+            while end < len(unique) and unique[end].signal == unique[start].signal:
+                end += 1
+        rank = (start + 1 + end) / 2  # mean of positions start+1 .. end
+        for candidate in unique[start:end]:
+            ranks[candidate.id] = rank
+        start = end
+    return ranks
+
+
+def reciprocal_rank_fusion(
+    lists: Mapping[str, Sequence[_HasPosition]], *, k: Optional[int] = None,
+    weights: Optional[Mapping[str, float]] = None, shared_tie_arms: Optional[Iterable[str]] = None,
+) -> list[Ranked]:
     k = settings.RECALL_RRF_K if k is None else k
+    weights = settings.RECALL_RRF_WEIGHTS if weights is None else weights
+    shared = set(settings.RECALL_RRF_SHARED_TIE_ARMS if shared_tie_arms is None else shared_tie_arms)
     scores: dict[UUID, float] = {}
     positions: dict[UUID, int] = {}
-    for candidates in lists.values():
-        seen: set[UUID] = set()
-        rank = 0
+    for arm, candidates in lists.items():
+        weight = weights.get(arm, 1.0)
+        for memory_id, rank in _ranks(candidates, arm in shared).items():
+            scores[memory_id] = scores.get(memory_id, 0.0) + weight / (k + rank)
         for candidate in candidates:
-            if candidate.id in seen:  # a list votes once per candidate
-                continue
-            seen.add(candidate.id)
-            rank += 1
-            scores[candidate.id] = scores.get(candidate.id, 0.0) + 1.0 / (k + rank)
             positions[candidate.id] = candidate.store_position
     ranked = [Ranked(id=i, score=s, store_position=positions[i]) for i, s in scores.items()]
     ranked.sort(key=lambda r: (-r.score, -r.store_position, r.id))

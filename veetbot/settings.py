@@ -126,6 +126,11 @@ RECALL_MAX_TOKENS = 2000  # default token budget (deterministic estimate)
 RECALL_ARM_MIN_CANDIDATES = 64  # each arm keeps max(max_items * 8, this)
 RECALL_ARM_ITEMS_FACTOR = 8
 RECALL_RRF_K = int(os.environ.get("RECALL_RRF_K", 60))
+# Per-arm weights of reciprocal-rank fusion (an arm not named weighs 1; all 1 = plain RRF)
+# and the arms whose equal signals share one rank (recall.fusion). Tuned on the diagnostic's
+# development split and LoCoMo conversations 0-4 (evals/recall/README.md).
+RECALL_RRF_WEIGHTS = {"lexical": 1.0, "structured": 1.0, "semantic": 1.0}
+RECALL_RRF_SHARED_TIE_ARMS = ("lexical", "structured")
 RECALL_ENCODER = os.environ.get("RECALL_ENCODER", "minilm")  # minilm | openai
 RECALL_OPENAI_BASE_URL = os.environ.get("RECALL_OPENAI_BASE_URL", "https://api.openai.com/v1")
 RECALL_OPENAI_MODEL = os.environ.get("RECALL_OPENAI_MODEL", "text-embedding-3-small")

@@ -240,7 +240,7 @@ def run(args: argparse.Namespace) -> dict:
             "ceiling": CEILING,
             "scope": "user",
             "selection_mode": "relevance",
-            "rrf_k": settings.RECALL_RRF_K,
+            **rpt.fusion_configuration(),
             "arm_limit": arms.arm_limit(args.max_items),
             "policy": retriever.POLICY,
             "semantic_policy": retriever.SEMANTIC_POLICY if semantic else None,

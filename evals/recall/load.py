@@ -395,7 +395,7 @@ def run(args: argparse.Namespace) -> dict:
         "configuration": {
             "sizes": args.sizes, "queries": len(queries), "other_owner_cap": args.other_owner_cap,
             "generator": "evals/generate_bank.py", "seeds": [LOAD_SEED, OTHER_SEED], "per_session": PER_SESSION,
-            "max_items": MAX_ITEMS, "max_tokens": MAX_TOKENS, "ceiling": CEILING, "rrf_k": settings.RECALL_RRF_K,
+            "max_items": MAX_ITEMS, "max_tokens": MAX_TOKENS, "ceiling": CEILING, **rpt.fusion_configuration(),
             "encoder": minilm.tuple.model_dump() | {"space": space},
             "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,
             "hnsw_ef_search": settings.RECALL_HNSW_EF_SEARCH,

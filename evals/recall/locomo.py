@@ -24,7 +24,9 @@ Evidence recall@k: the fraction of a question's evidence dia_ids covered by the 
 the first k ``stages.ranked_ids`` (k = 5, 10, 25, 50); aggregated as integer counts
 (covered / evidence) per category and overall, with the per-question mean beside it.
 Evidence IDs that name no turn of their conversation are dropped from the denominator and
-counted; questions left with no evidence are skipped and counted.
+counted; questions left with no evidence are skipped and counted. Scores are also reported
+per split: conversations 0-4 of the file are the development split (fusion settings were
+tuned on them), 5-9 the holdout.
 """
 from __future__ import annotations
 
@@ -57,7 +59,14 @@ NAMESPACE = uuid.UUID("3b7f2f0e-6f0a-5c1e-8d55-0c4a1e9b2d77")
 TURN_GAP = timedelta(seconds=30)
 RECALL_NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)  # after every LoCoMo session
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"
+DEVELOPMENT_CONVERSATIONS = 5
+SPLITS = ("development", "holdout")
 _DIA = re.compile(r"D:?(\d+):(\d+)")
+
+
+def split_of(position: int) -> str:
+    """Conversations 0-4 of the file tune the retriever (development); 5-9 are held out."""
+    return "development" if position < DEVELOPMENT_CONVERSATIONS else "holdout"
 
 
 def dia_ids(value) -> list[str]:
@@ -261,7 +270,8 @@ def run(args: argparse.Namespace) -> dict:
     fallbacks = {c: 0 for c in args.channels}
     latency = {c: [] for c in args.channels}
     conversations, totals = [], defaultdict(int)
-    for sample in samples:
+    for position, sample in enumerate(samples):
+        split = split_of(position)
         document, mapping, conversion = convert(sample, observations=not args.turns_only)
         known = {i for ids in mapping.values() for i in ids}
         asked, qcounts = questions(sample, known)
@@ -306,13 +316,15 @@ def run(args: argparse.Namespace) -> dict:
                     covered[k] = len(evidence & seen)
                 seen = {d for memory_id in rendered for d in mapping.get(memory_id, ())}
                 covered["rendered"] = len(evidence & seen)
-                for group in ("overall", f"category {q['category']}"):
+                for group in ("overall", f"category {q['category']}", f"split {split}"):
                     acc[channel][group].add(covered, len(evidence))
         progress.close()
-        conversations.append({"sample_id": sample["sample_id"], "owner": principal.label, "import": counts.model_dump(),
+        conversations.append({"sample_id": sample["sample_id"], "split": split, "owner": principal.label,
+                              "import": counts.model_dump(),
                               "backfill": backfill, "conversion": conversion, "questions": qcounts | {"asked": len(asked)}})
 
-    groups = ["overall", *(f"category {c}" for c in sorted(CATEGORIES))]
+    groups = ["overall", *(f"category {c}" for c in sorted(CATEGORIES)),
+              *(f"split {name}" for name in SPLITS if any(c["split"] == name for c in conversations))]
     return {
         "kind": KIND,
         "created_at": started_at.isoformat(),
@@ -331,7 +343,7 @@ def run(args: argparse.Namespace) -> dict:
         },
         "configuration": {
             "channels": args.channels, "max_items": MAX_ITEMS, "max_tokens": MAX_TOKENS, "ks": list(KS),
-            "ceiling": CEILING, "rrf_k": settings.RECALL_RRF_K, "policy": retriever.POLICY,
+            "ceiling": CEILING, **rpt.fusion_configuration(), "policy": retriever.POLICY,
             "encoder": (encoder.tuple.model_dump() | {"space": encoder.tuple.space}) if encoder is not None else None,
             "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,
             "recall_now": RECALL_NOW.isoformat(),
@@ -352,7 +364,7 @@ def summary(report: dict) -> str:
            f"{report['conversion']['totals'].get('questions', 0)} questions (categories 1-4); "
            "integer-aggregated recall %, per-question mean in parentheses"]
     for group in next(iter(scores.values())):
-        name = group if group == "overall" else f"{group} ({CATEGORIES[int(group.split()[1])]})"
+        name = f"{group} ({CATEGORIES[int(group.split()[1])]})" if group.startswith("category ") else group
         rows = []
         for c in channels:
             cell = scores[c][group]

@@ -32,6 +32,14 @@ def setup_django() -> None:
     django.setup()
 
 
+def fusion_configuration() -> dict:
+    """The fusion settings in force (recall.fusion), recorded in every report."""
+    from django.conf import settings
+
+    return {"rrf_k": settings.RECALL_RRF_K, "rrf_weights": dict(settings.RECALL_RRF_WEIGHTS),
+            "rrf_shared_tie_arms": list(settings.RECALL_RRF_SHARED_TIE_ARMS)}
+
+
 def enable_semantic() -> None:
     """Semantic recall is off by default; evaluations of dense/hybrid turn it on in-process."""
     from django.conf import settings
