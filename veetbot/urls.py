@@ -14,4 +14,5 @@ urlpatterns = [
     path("v1/", include("memory.api.urls")),
     path("v1/", include(unknown_routes)),  # keep last among the /v1 includes
     path("admin/", admin.site.urls),
+    path("review/", include("review_ui.urls")),  # the owner's review dashboard (cookie sign-in)
 ]

@@ -1,0 +1,90 @@
+"""The status panel: processing mode and kill switch, the last slices, scan coverage
+beside model-processed groups, spend today against the daily ceiling, and fourteen days
+of spend and operations for the chart.
+
+Everything here is content free by construction: it reads jobs, audit rows (event, reason
+code, integer counts), spend days and operation counts — never a statement, excerpt or
+summary. Unknown spend stays charged at its reservation (the spend ledger's rule), so
+"spend today" is what the ceiling is measured against, not a guess of the bill.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+from typing import Optional
+
+from django.core.exceptions import ImproperlyConfigured
+from django.db.models import Count
+from django.db.models.functions import TruncDate
+
+from reconsolidation import bounds as recon_bounds
+from reconsolidation import mode
+from reconsolidation.domain import Coverage
+from reconsolidation.inventory import coverage
+from reconsolidation.leases import processing_enabled
+from reconsolidation.models import (
+    ReconsolidationAudit, ReconsolidationJob, ReconsolidationOperation, ReconsolidationSpendDay,
+)
+from review_ui import bounds
+from veetbot.clock import utcnow
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+SLICE_EVENTS = ("slice_inventory", "slice_paused")
+
+
+@dataclass(frozen=True)
+class SliceLine:
+    recorded_at: datetime
+    event: str
+    counts: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class DayPoint:
+    day: date
+    spend_usd: Decimal
+    operations: int
+
+
+@dataclass(frozen=True)
+class Status:
+    mode: str
+    processing_enabled: bool
+    slices: tuple[SliceLine, ...]
+    coverage: Optional[Coverage]
+    spend_today_usd: Decimal
+    daily_ceiling_usd: Decimal
+    days: tuple[DayPoint, ...]
+
+
+def _mode() -> str:
+    try:
+        return mode.current_mode()
+    except ImproperlyConfigured:
+        return "refused"  # a misconfigured mode records nothing; say so without the setting's value
+
+
+def status(principal: Principal, *, now: Optional[datetime] = None) -> Status:
+    now = now or utcnow()
+    today = now.astimezone(timezone.utc).date()
+    first = today - timedelta(days=bounds.REVIEW_CHART_DAYS - 1)
+    with owner_context(principal):
+        audits = ReconsolidationAudit.objects.filter(event__in=SLICE_EVENTS).order_by("-recorded_at", "-id")
+        slices = tuple(SliceLine(recorded_at=a.recorded_at, event=a.event,
+                                 counts=tuple(sorted((k, int(v)) for k, v in a.counts.items())))
+                       for a in audits[: bounds.REVIEW_STATUS_LAST_SLICES])
+        job = ReconsolidationJob.objects.filter(policy=recon_bounds.POLICY).order_by("-due_day", "-created_at").first()
+        cover = coverage(principal, job) if job is not None else None
+        spend = dict(ReconsolidationSpendDay.objects.filter(day__gte=first, day__lte=today)
+                     .values_list("day", "charged_usd"))
+        ops = dict(ReconsolidationOperation.objects.filter(created_at__date__gte=first)
+                   .annotate(day=TruncDate("created_at", tzinfo=timezone.utc)).values("day")
+                   .annotate(n=Count("id")).values_list("day", "n"))
+    days = tuple(DayPoint(day=d, spend_usd=spend.get(d, Decimal("0")), operations=ops.get(d, 0))
+                 for d in (first + timedelta(days=i) for i in range(bounds.REVIEW_CHART_DAYS)))
+    return Status(mode=_mode(), processing_enabled=processing_enabled(), slices=slices, coverage=cover,
+                  spend_today_usd=spend.get(today, Decimal("0")),
+                  daily_ceiling_usd=recon_bounds.RECON_DAILY_BUDGET_USD,
+                  days=days)

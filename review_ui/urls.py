@@ -1,0 +1,18 @@
+"""Routes of the review dashboard, mounted under /review/. IDs are the only variable
+parts of a URL: no statement, subject or search text ever appears in one."""
+from django.urls import path
+
+from review_ui import views
+
+app_name = "review"
+
+urlpatterns = [
+    path("", views.journal, name="journal"),
+    path("sign-in", views.sign_in, name="sign-in"),
+    path("sign-out", views.sign_out, name="sign-out"),
+    path("assets/<str:name>", views.asset, name="asset"),
+    path("operations/<uuid:operation_id>", views.detail, name="detail"),
+    path("operations/<uuid:operation_id>/undo-preview", views.undo_preview, name="undo-preview"),
+    path("operations/<uuid:operation_id>/<str:action>", views.operation_action, name="operation-action"),
+    path("sources/<uuid:memory_id>", views.source, name="source"),
+]

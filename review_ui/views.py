@@ -1,0 +1,158 @@
+"""Thin views of the review dashboard: parse, call one selector or service, render.
+
+Writes go through the reconsolidation services (``review.approve``/``reject``,
+``undo.undo``) and, for derived memories, the governed derived service; the dashboard
+has no rules of its own. After a write: success redirects to the fresh detail with a
+fixed feedback code (never content in the URL); a conflict re-renders the current
+operation with a new key (the old request is settled); any other failure keeps the
+submitted key and revision so an explicit retry repeats the same request.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from uuid import UUID
+
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memory.errors import Conflict, Invalid, MemoryError_, NotFound
+from reconsolidation import review, undo
+from reconsolidation.models import OPERATION_STATES
+from review_ui import chart, selectors
+from review_ui.forms import ActionForm, SignInForm, new_key
+from review_ui.security import clear_review_cookie, public_page, review_page, set_review_cookie
+from review_ui.session import sign_in as exchange_bearer
+from review_ui.status import status as status_panel
+
+log = logging.getLogger(__name__)  # IDs and outcome codes only
+ASSETS = {"review.js": "text/javascript", "review.css": "text/css"}
+ASSET_DIR = Path(__file__).resolve().parent / "static" / "review"
+FEEDBACK = {  # fixed phrases a redirect may name by code
+    "approved": "Approved: the proposal is now active.",
+    "rejected": "Rejected: this proposal will not be recorded again.",
+    "undone": "Undone: duplicate suppression is reversed; every original is recallable on its own.",
+    "dismissed": "Dismissed.",
+    "not_here": "Restricted to its current local scope.",
+    "not_true": "Marked not true: it is retired and will not be recreated.",
+    "deleted": "Deleted.",
+}
+OPERATION_ACTIONS = {"approve": (review.approve, "approved"), "reject": (review.reject, "rejected"),
+                     "undo": (undo.undo, "undone")}
+
+
+@require_http_methods(["GET", "POST"])
+@public_page
+def sign_in(request: HttpRequest) -> HttpResponse:
+    form = SignInForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        cookie = exchange_bearer(form.cleaned_data["token"])
+        if cookie is not None:
+            response = HttpResponseRedirect(reverse("review:journal"), status=303)
+            set_review_cookie(response, cookie)
+            return response
+        log.info("review sign-in refused")
+        return render(request, "review/sign_in.html", {"form": SignInForm(), "refused": True}, status=401)
+    return render(request, "review/sign_in.html", {"form": SignInForm()})
+
+
+@require_POST
+@public_page
+def sign_out(request: HttpRequest) -> HttpResponse:
+    response = HttpResponseRedirect(reverse("review:sign-in"), status=303)
+    clear_review_cookie(response)
+    return response
+
+
+@require_GET
+@public_page
+def asset(request: HttpRequest, name: str) -> HttpResponse:
+    if name not in ASSETS:
+        raise Http404()
+    return HttpResponse((ASSET_DIR / name).read_bytes(), content_type=ASSETS[name])
+
+
+@require_GET
+@review_page
+def journal(request: HttpRequest) -> HttpResponse:
+    lens = request.GET.get("lens", "all")
+    state = request.GET.get("state", "")
+    try:
+        page = selectors.journal_page(request.review.principal, lens=lens, state=state,
+                                      cursor=request.GET.get("cursor"))
+    except Invalid:
+        return render(request, "review/journal.html", _journal_context(request, None, lens, state), status=400)
+    return render(request, "review/journal.html", _journal_context(request, page, lens, state))
+
+
+def _journal_context(request: HttpRequest, page, lens: str, state: str) -> dict:
+    panel = status_panel(request.review.principal)
+    return {"page": page, "lens": lens, "state": state, "lenses": selectors.LENSES, "states": OPERATION_STATES,
+            "status": panel, "chart": chart.render(panel.days, panel.daily_ceiling_usd)}
+
+
+def _detail(request: HttpRequest, operation_id: UUID, *, template: str = "review/detail.html", status: int = 200,
+            feedback: str = "", tone: str = "success", retained: dict | None = None) -> HttpResponse:
+    try:
+        detail = selectors.operation_detail(request.review.principal, operation_id)
+    except NotFound:
+        raise Http404()
+    form = retained or {"expected_revision": detail.operation.revision, "idempotency_key": new_key()}
+    return render(request, template, {"detail": detail, "form": form, "feedback": feedback, "tone": tone,
+                                      "can_write": request.review.can_write, "undo_explanation": selectors.UNDO_EXPLANATION},
+                  status=status)
+
+
+@require_GET
+@review_page
+def detail(request: HttpRequest, operation_id: UUID) -> HttpResponse:
+    return _detail(request, operation_id, feedback=FEEDBACK.get(request.GET.get("feedback", ""), ""))
+
+
+@require_GET
+@review_page
+def undo_preview(request: HttpRequest, operation_id: UUID) -> HttpResponse:
+    return _detail(request, operation_id, template="review/undo_preview.html")
+
+
+@require_POST
+@review_page
+def operation_action(request: HttpRequest, operation_id: UUID, action: str) -> HttpResponse:
+    if action not in OPERATION_ACTIONS:
+        raise Http404()
+    if not request.review.can_write:
+        return _detail(request, operation_id, status=403, tone="failure",
+                       feedback="This sign-in may read but not change memory.")
+    form = ActionForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, operation_id, status=400, tone="failure", feedback="The request was malformed.")
+    service, code = OPERATION_ACTIONS[action]
+    values = form.cleaned_data
+    try:
+        service(request.review.principal, operation_id, expected_revision=values["expected_revision"],
+                idempotency_key=values["idempotency_key"])
+    except NotFound:
+        raise Http404()
+    except Conflict as exc:
+        log.info("review %s conflict operation=%s reason=%s", action, operation_id, getattr(exc, "reason", "conflict"))
+        return _detail(request, operation_id, status=409, tone="conflict",
+                       feedback="Conflict: this item changed since you opened it. Here it is as it is now.")
+    except MemoryError_:
+        return _detail(request, operation_id, status=400, tone="failure", retained=values,
+                       feedback="That did not work. Nothing was changed; you can retry the same request.")
+    log.info("review %s operation=%s", action, operation_id)
+    return HttpResponseRedirect(f"{reverse('review:detail', args=[operation_id])}?feedback={code}", status=303)
+
+
+@require_GET
+@review_page
+def source(request: HttpRequest, memory_id: UUID) -> HttpResponse:
+    operation = request.GET.get("operation")
+    try:
+        operation_id = UUID(operation) if operation else None
+        line, facts = selectors.source(request.review.principal, memory_id, operation_id=operation_id)
+    except (ValueError, NotFound):
+        raise Http404()
+    return render(request, "review/source.html", {"line": line, "facts": facts})

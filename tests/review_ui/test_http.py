@@ -1,0 +1,210 @@
+"""The dashboard over Django's test client: the sign-in cookie, the security headers,
+CSRF and Origin refusals, session end on revocation or scope change, and no private
+content in URLs, redirects or logs."""
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+
+import pytest
+from django.test import Client
+
+from memory.models import OwnerToken
+from memory.services.owners import token_create, token_revoke
+from review_ui import bounds
+from review_ui.security import CONTENT_SECURITY_POLICY
+from tests.factories import make_owner
+from tests.review_ui.seed import SECRET, build_bank
+from veetbot.identity import SCOPE_READ
+from veetbot.rls import owner_context
+
+COOKIE = bounds.REVIEW_COOKIE_NAME
+
+
+@pytest.fixture
+def bank(db):
+    return build_bank()
+
+
+def signed_in(token: str, **client_options) -> Client:
+    client = Client(**client_options)
+    response = client.post("/review/sign-in", {"token": token})
+    assert response.status_code == 303, response.status_code
+    return client
+
+
+def form_fields(html: str, action: str) -> dict:
+    form = re.search(rf'<form method="post" action="{re.escape(action)}".*?</form>', html, re.S).group(0)
+    return dict(re.findall(r'name="(\w+)" value="([^"]*)"', form))
+
+
+def test_sign_in_sets_a_thirty_day_secure_httponly_strict_cookie_without_the_bearer(bank):
+    response = Client().post("/review/sign-in", {"token": bank.token})
+    assert response.status_code == 303 and response["Location"] == "/review/"
+    cookie = response.cookies[COOKIE]
+    assert cookie["secure"] and cookie["httponly"] and cookie["samesite"] == "Strict"
+    assert cookie["path"] == "/review/" and cookie["max-age"] == 30 * 24 * 3600
+    assert bank.token not in cookie.value and bank.token.removeprefix("vbt_") not in cookie.value
+
+
+def test_a_wrong_token_is_refused_without_a_cookie(bank):
+    response = Client().post("/review/sign-in", {"token": bank.token + "x"})
+    assert response.status_code == 401 and COOKIE not in response.cookies
+
+
+def test_review_pages_require_the_cookie(bank):
+    response = Client().get("/review/")
+    assert response.status_code == 302 and response["Location"] == "/review/sign-in"
+
+
+def test_every_review_response_is_private_no_store_under_a_strict_csp(bank):
+    client = signed_in(bank.token)
+    for url in ("/review/sign-in", "/review/", f"/review/operations/{bank.merge.id}",
+                f"/review/sources/{bank.originals['merge'][0].id}", f"/review/operations/{uuid.uuid4()}"):
+        response = client.get(url)
+        assert response["Cache-Control"] == "private, no-store", url
+        assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY, url
+    assert "'unsafe-inline'" not in CONTENT_SECURITY_POLICY and "script-src 'self'" in CONTENT_SECURITY_POLICY
+
+
+def test_pages_carry_no_inline_script_or_style(bank):
+    client = signed_in(bank.token)
+    html = client.get(f"/review/operations/{bank.summary.id}").content.decode()
+    assert not re.search(r"<script(?![^>]*\bsrc=)", html) and "<style" not in html and " style=" not in html
+    assert re.search(r" on[a-z]+=", html) is None
+
+
+def test_a_post_without_the_csrf_token_is_refused(bank):
+    client = Client(enforce_csrf_checks=True)
+    assert client.post("/review/sign-in", {"token": bank.token}).status_code == 403
+    page = client.get("/review/sign-in")
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
+    assert client.post("/review/sign-in", {"token": bank.token, "csrfmiddlewaretoken": csrf}).status_code == 303
+    fields = form_fields(client.get(f"/review/operations/{bank.merge.id}").content.decode(),
+                         f"/review/operations/{bank.merge.id}/approve")
+    fields.pop("csrfmiddlewaretoken")
+    assert client.post(f"/review/operations/{bank.merge.id}/approve", fields).status_code == 403
+
+
+def test_a_cross_origin_post_is_refused_before_it_acts(bank):
+    client = signed_in(bank.token)
+    fields = form_fields(client.get(f"/review/operations/{bank.merge.id}").content.decode(),
+                         f"/review/operations/{bank.merge.id}/approve")
+    response = client.post(f"/review/operations/{bank.merge.id}/approve", fields, headers={"Origin": "http://evil.test"})
+    assert response.status_code == 403
+    assert "Pending review" in client.get(f"/review/operations/{bank.merge.id}").content.decode()
+    assert Client().get("/review/", headers={"Host": "evil.test"}).status_code == 400  # ALLOWED_HOSTS
+
+
+def test_revoking_the_token_ends_the_review_session_and_clears_the_cookie(bank):
+    client = signed_in(bank.token)
+    assert client.get("/review/").status_code == 200
+    with owner_context(bank.owner):
+        token_id = OwnerToken.objects.get().id
+    token_revoke(principal=bank.owner, token_id=token_id)
+    response = client.get("/review/")
+    assert response.status_code == 302 and response["Location"] == "/review/sign-in"
+    assert response.cookies[COOKIE].value == "" and response.cookies[COOKIE]["max-age"] == 0
+
+
+def test_a_scope_change_of_the_token_ends_the_review_session(bank):
+    client = signed_in(bank.token)
+    with owner_context(bank.owner):  # arrangement: an operator narrows the token's scopes
+        OwnerToken.objects.update(scopes=[SCOPE_READ])
+    assert client.get("/review/").status_code == 302
+
+
+def test_the_cookie_expires_after_thirty_days_and_not_before(bank, monkeypatch):
+    client = signed_in(bank.token)
+    signed_at = time.time()
+    monkeypatch.setattr(time, "time", lambda: signed_at + bounds.REVIEW_COOKIE_MAX_AGE_SECONDS - 5)
+    assert client.get("/review/").status_code == 200
+    monkeypatch.setattr(time, "time", lambda: signed_at + bounds.REVIEW_COOKIE_MAX_AGE_SECONDS + 5)
+    assert client.get("/review/").status_code == 302
+
+
+def test_a_forged_cookie_is_refused(bank):
+    client = signed_in(bank.token)
+    value = client.cookies[COOKIE].value
+    client.cookies[COOKIE] = value[:-2] + ("AA" if not value.endswith("AA") else "BB")
+    assert client.get("/review/").status_code == 302
+
+
+def test_the_review_cookie_does_not_authenticate_the_api(bank, settings):
+    settings.AGENT_MEMORY_API_ENABLED = True
+    client = signed_in(bank.token)
+    response = client.get("/v1/memories?ceiling=restricted")
+    assert response.status_code in (401, 403)
+
+
+def test_a_read_only_token_may_browse_but_not_act(bank):
+    read_only = token_create(principal=bank.owner, scopes=[SCOPE_READ])
+    client = signed_in(read_only)
+    html = client.get(f"/review/operations/{bank.merge.id}").content.decode()
+    assert "action-approve" not in html
+    response = client.post(f"/review/operations/{bank.merge.id}/approve",
+                           {"expected_revision": 1, "idempotency_key": "k"})
+    assert response.status_code == 403
+
+
+def test_another_owners_operation_is_not_found(bank):
+    _other, other_token = make_owner("Other")
+    client = signed_in(other_token)
+    assert client.get(f"/review/operations/{bank.merge.id}").status_code == 404
+    assert client.get(f"/review/sources/{bank.originals['merge'][0].id}").status_code == 404
+
+
+def test_a_retried_approval_with_the_same_key_and_revision_acts_once(bank):
+    client = signed_in(bank.token)
+    url = f"/review/operations/{bank.merge.id}/approve"
+    fields = form_fields(client.get(f"/review/operations/{bank.merge.id}").content.decode(), url)
+    first = client.post(url, fields)
+    again = client.post(url, fields)  # an uncertain answer, then an explicit retry of the same form
+    assert first.status_code == again.status_code == 303
+    assert again["Location"] == f"/review/operations/{bank.merge.id}?feedback=approved"
+    assert "Active" in client.get(again["Location"]).content.decode()
+
+
+def test_a_stale_revision_is_a_conflict_that_shows_the_current_operation(bank):
+    client = signed_in(bank.token)
+    url = f"/review/operations/{bank.merge.id}/approve"
+    fields = form_fields(client.get(f"/review/operations/{bank.merge.id}").content.decode(), url)
+    fields["expected_revision"] = "7"
+    response = client.post(url, fields)
+    html = response.content.decode()
+    assert response.status_code == 409 and "Conflict:" in html
+    assert form_fields(html, url)["expected_revision"] == "1"
+    assert form_fields(html, url)["idempotency_key"] != fields["idempotency_key"]
+
+
+def test_a_malformed_write_fails_without_mutation_and_keeps_nothing_private_in_the_url(bank):
+    client = signed_in(bank.token)
+    response = client.post(f"/review/operations/{bank.merge.id}/approve", {"expected_revision": "0",
+                                                                            "idempotency_key": "k"})
+    assert response.status_code == 400 and "Pending review" in response.content.decode()
+
+
+def test_no_url_redirect_or_log_line_carries_private_content(bank, caplog):
+    caplog.set_level(logging.DEBUG)
+    client = signed_in(bank.token)
+    seen, queue, urls = set(), ["/review/"], []
+    for lens in ("all", "summaries", "connections", "conflicts", "merges"):
+        queue.append(f"/review/?lens={lens}")
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        html = client.get(url).content.decode()
+        found = re.findall(r'(?:href|action)="([^"]+)"', html)
+        urls.extend(found)
+        queue.extend(u.replace("&amp;", "&") for u in found if u.startswith("/review/") and "/assets/" not in u)
+    assert len(seen) > 10 and any(SECRET in client.get(u).content.decode() for u in seen)
+    fields = form_fields(client.get(f"/review/operations/{bank.merge.id}").content.decode(),
+                         f"/review/operations/{bank.merge.id}/approve")
+    redirect = client.post(f"/review/operations/{bank.merge.id}/approve", fields)
+    urls.append(redirect["Location"])
+    assert not [u for u in urls if SECRET in u or "Celsius" in u]
+    assert SECRET not in caplog.text and bank.token not in caplog.text
