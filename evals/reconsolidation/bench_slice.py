@@ -1,0 +1,313 @@
+"""Slice benchmark: ``python -m evals.reconsolidation.bench_slice [--memories 100000]``.
+
+Measures the whole leased slice (``reconsolidation.passes.run_slice``: claim, plan,
+neighbour lookups, checkpoint, group claims and outcomes, release) at N memories for one
+owner, without provider work — the processor records ``no_change`` for every group it is
+given, so what is timed is the pipeline and the database, not a model. Reported:
+
+* median and p95 slice wall time (target: p95 <= 1 s);
+* SQL statements per slice, at N and at a small reference bank (bounded, independent of N);
+* slices to a complete scan generation, against the bound ceil(N/64).
+
+The bank is ``evals/generate_bank.py``'s synthetic memory-bank@1 document (seeded),
+imported through ``memory.bank.memory_bank_import`` into a throw-away database created and
+migrated beside the configured one (dropped afterwards). With ``--busy-changes`` (default)
+the changed lane is kept busy while the generation runs — every 4th slice revises the 400
+newest originals — so the full lane gets only its reservation and the ceil(N/64) bound is
+exercised rather than flattered. Touches happen between slices, outside the timings.
+
+The report (``evals/reports/reconsolidation-slice-<UTC>-<commit>[-dirty].json``, never
+overwritten) holds the code identity, the corpus digest, the configuration and every
+sample. Numbers depend on the machine and its load: the report records CPU count and load.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import math
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Optional
+
+from evals.recall import report as rpt
+
+KIND = "reconsolidation-slice"
+NAMESPACE = uuid.UUID("6f1c2b7e-4d3a-5b8c-9e0f-1a2b3c4d5e6f")
+SEED = 11
+PER_SESSION = 50
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)  # after every generated session
+TOUCH_EVERY_SLICES = 4
+TOUCH_NEWEST = 400
+
+
+def bank_document(memories: int, seed: int) -> str:
+    from evals.generate_bank import Plan, write
+
+    with tempfile.TemporaryDirectory() as spool:
+        handle = io.StringIO()
+        write(Plan(memories, seed, PER_SESSION), handle, Path(spool))
+    return handle.getvalue()
+
+
+def no_provider(store, principal, group_lease, *, now):
+    """Model work without a model: every group given is recorded ``no_change``."""
+    store.finish_group(principal, group_lease, outcome="no_change", reason="benchmark", now=now)
+    return ()
+
+
+class TimedStore:
+    """Wraps a store's methods and ``grouping.select_groups`` to attribute each slice's wall
+    time to its phases (claim, plan, grouping, checkpoint, group claims/outcomes, release)."""
+
+    PHASES = ("claim_due", "plan_slice", "select_groups", "checkpoint", "claim_group", "finish_group", "renew",
+              "release")
+
+    def __init__(self, store) -> None:
+        from reconsolidation import grouping
+
+        self.spent: dict[str, float] = {}
+        self._grouping, self._select = grouping, grouping.select_groups
+        for name in self.PHASES:
+            if name != "select_groups":
+                setattr(store, name, self._timed(name, getattr(store, name)))
+        grouping.select_groups = self._timed("select_groups", grouping.select_groups)
+
+    def _timed(self, name, function):
+        def timed(*args, **kwargs):
+            began = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.spent[name] = self.spent.get(name, 0.0) + (time.perf_counter() - began) * 1000
+
+        return timed
+
+    def take(self) -> dict[str, float]:
+        spent, self.spent = self.spent, {}
+        return spent
+
+    def close(self) -> None:
+        self._grouping.select_groups = self._select
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+class Database:
+    """A throw-away database beside the configured one, migrated as production does."""
+
+    def __init__(self) -> None:
+        self.name = f"bench_slice_{os.getpid()}"
+
+    def __enter__(self) -> "Database":
+        from django.conf import settings
+        from django.core.management import call_command
+        from django.db import connections
+
+        with connections["owner"]._nodb_cursor() as cursor:
+            cursor.execute(f'CREATE DATABASE "{self.name}"')
+        for alias in ("default", "owner"):
+            connections[alias].close()
+            settings.DATABASES[alias]["NAME"] = self.name
+            connections[alias].settings_dict["NAME"] = self.name
+        call_command("migrate", database="owner", verbosity=0, interactive=False)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from django.db import connections
+
+        for alias in ("default", "owner"):
+            connections[alias].close()
+        with connections["owner"]._nodb_cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+def build_owner(memories: int, seed: int, progress) -> tuple[object, dict, list]:
+    """A new owner with the generated bank imported; returns (principal, corpus, ids by creation)."""
+    from django.db import connections
+
+    from memory.bank import memory_bank_import
+    from memory.models import Memory
+    from memory.services import owner_create
+    from veetbot.identity import Principal
+    from veetbot.rls import owner_context
+
+    created = owner_create(display_name=f"slice bench {memories}", now=NOW)
+    principal = Principal(tenant_id=created.tenant_id, principal_id=created.principal_id)
+    began = time.perf_counter()
+    text = bank_document(memories, seed)
+    generated = time.perf_counter() - began
+    digest = hashlib.sha256(text.encode()).hexdigest()  # of the generated corpus, before the per-owner remap
+    remap_text, _, _ = rpt.remapper(uuid.uuid5(NAMESPACE, f"run:{principal.principal_id}"))
+    text = remap_text(text)  # IDs are unique across owners: fresh ones for each imported copy
+    counts = memory_bank_import(principal=principal, data=text.encode(), now=NOW,
+                                progress=lambda s, d, t: progress(f"{memories} import {s}", d, t))
+    progress.close()
+    del text
+    with connections["owner"].cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE memory_memory, memory_memorysource, memory_event, memory_changejournal")
+    with owner_context(principal):
+        ids = list(Memory.objects.order_by("creation_sequence").values_list("id", flat=True))
+    corpus = {"generator": "evals/generate_bank.py", "memories": memories, "seed": seed, "per_session": PER_SESSION,
+              "sha256": digest, "generate_seconds": round(generated, 2), "import": counts.model_dump(mode="json")}
+    return principal, corpus, ids
+
+
+def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slices: Optional[int] = None) -> dict:
+    """Slices until the generation's scan is complete (or ``max_slices``); every sample kept."""
+    from django.db import connection, reset_queries
+    from django.test.utils import CaptureQueriesContext
+
+    from reconsolidation import passes
+    from reconsolidation.store import ReconsolidationStore
+    from tests.reconsolidation.bulk import bulk_touch
+
+    store, now = ReconsolidationStore(), NOW
+    timer = TimedStore(store)
+    durations, statements, full, changed, groups = [], [], [], [], []
+    phases: dict[str, list[float]] = {name: [] for name in TimedStore.PHASES}
+    complete, bound = False, math.ceil(len(ids) / 64)
+    while not complete and (max_slices is None or len(durations) < max_slices):
+        if busy and len(durations) % TOUCH_EVERY_SLICES == 0:
+            bulk_touch(principal, ids[-TOUCH_NEWEST:], at=now)  # recent memories keep changing
+        timer.take()  # the touch is not the slice's
+        reset_queries()  # the query log is a bounded deque: start each slice's count from empty
+        with CaptureQueriesContext(connection) as captured:
+            began = time.perf_counter()
+            run = passes.run_slice(principal, lease_owner="bench", store=store, now=now, process=no_provider)
+            durations.append((time.perf_counter() - began) * 1000)
+        if run is None:
+            raise RuntimeError("nothing was due: the benchmark expects a fresh owner")
+        statements.append(len(captured.captured_queries))
+        spent = timer.take()
+        for name in TimedStore.PHASES:
+            phases[name].append(round(spent.get(name, 0.0), 3))
+        full.append(run.report.full_anchors)
+        changed.append(run.report.changed_anchors)
+        groups.append(run.groups_processed)
+        complete = run.generation_complete
+        progress(f"{label} slices", run.coverage.full_cursor, run.coverage.generation_size)
+        now += timedelta(seconds=2)
+    progress.close()
+    timer.close()
+    return {
+        "slices": len(durations), "generation_complete": complete, "slices_bound_ceil_n_over_64": bound,
+        "within_bound": complete and len(durations) <= bound,
+        "slice_ms": {"median": round(statistics.median(durations), 2), "p95": round(p95(durations), 2),
+                     "max": round(max(durations), 2), "mean": round(statistics.fmean(durations), 2)},
+        "statements_per_slice": {"median": statistics.median(statements), "max": max(statements),
+                                 "min": min(statements)},
+        "anchors_per_slice": {"full_median": statistics.median(full), "changed_median": statistics.median(changed),
+                              "full_min_while_scanning": min(full[:-1] or full)},
+        "groups_processed": sum(groups),
+        "phase_ms": {name: {"median": round(statistics.median(v), 2), "p95": round(p95(v), 2)}
+                     for name, v in phases.items()},
+        "samples": {"phase_ms": phases, "slice_ms": [round(d, 3) for d in durations], "statements": statements,
+                    "full_anchors": full, "changed_anchors": changed, "groups": groups},
+    }
+
+
+def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m evals.reconsolidation.bench_slice",
+                                     description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--memories", type=int, default=100_000, help="N, memories of the one owner (default 100000)")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--reference", type=int, default=1000,
+                        help="a small bank measured the same way, to show statements do not grow with N (0: skip)")
+    parser.add_argument("--quiet-changes", dest="busy", action="store_false",
+                        help="leave the changed lane empty (the full lane then borrows all 128 anchors)")
+    parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
+    args = parser.parse_args(argv)
+    if args.memories < 2 or args.reference < 0:
+        parser.error("--memories must be at least 2 and --reference non-negative")
+    return args
+
+
+def run(args: argparse.Namespace) -> dict:
+    rpt.setup_django()
+    code = rpt.code_identity()
+    from django.conf import settings
+    from django.db import connection
+
+    from reconsolidation import bounds
+
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True  # the benchmark runs slices: processing on in-process
+    started = datetime.now(timezone.utc)
+    load_at_start = os.getloadavg()
+    progress = rpt.Progress()
+    with Database():
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            server = cursor.fetchone()[0]
+        reference = None
+        if args.reference:
+            principal, corpus_ref, ids = build_owner(args.reference, args.seed, progress)
+            reference = {"corpus": corpus_ref, **measure(principal, ids, busy=args.busy, progress=progress,
+                                                          label=str(args.reference))}
+            rpt.note(f"reference N={args.reference}: {reference['slices']} slices, statements per slice "
+                     f"median {reference['statements_per_slice']['median']} max {reference['statements_per_slice']['max']}")
+        principal, corpus, ids = build_owner(args.memories, args.seed, progress)
+        rpt.note(f"N={args.memories}: imported in {corpus['import']['seconds']} s")
+        main = measure(principal, ids, busy=args.busy, progress=progress, label=str(args.memories))
+    load_at_end = os.getloadavg()
+    return {
+        "kind": KIND, "started_at": started.isoformat(), "code": code,
+        "configuration": {
+            "memories": args.memories, "seed": args.seed, "reference_memories": args.reference,
+            "busy_changes": args.busy, "touch_every_slices": TOUCH_EVERY_SLICES, "touch_newest": TOUCH_NEWEST,
+            "slice_clock_start": NOW.isoformat(), "processor": "no_provider (every group no_change)",
+            "bounds": {name: str(getattr(bounds, name)) for name in dir(bounds) if name.startswith("RECON_")},
+            "machine": {"cpus": os.cpu_count(), "load_average_at_start": load_at_start,
+                        "load_average_at_end": load_at_end,
+                        "python": platform.python_version(), "postgresql": server},
+        },
+        "corpus": corpus,
+        "result": {k: v for k, v in main.items() if k != "samples"},
+        "reference": None if reference is None else {k: v for k, v in reference.items() if k != "samples"},
+        "targets": {"slice_p95_ms_at_most": 1000, "slices_at_most": math.ceil(args.memories / 64),
+                    "p95_met": main["slice_ms"]["p95"] <= 1000, "slices_met": main["within_bound"]},
+        "samples": {"main": main["samples"], "reference": None if reference is None else reference["samples"]},
+        "finished_at": datetime.now(timezone.utc).isoformat(),
+    }
+
+
+def summary(report: dict) -> str:
+    result, ref = report["result"], report["reference"]
+    lines = [
+        f"N={report['configuration']['memories']} (busy changed lane: {report['configuration']['busy_changes']}):",
+        f"  slice median {result['slice_ms']['median']} ms, p95 {result['slice_ms']['p95']} ms "
+        f"(target p95 <= 1000 ms: {'met' if report['targets']['p95_met'] else 'NOT met'})",
+        "  phases (median ms): " + ", ".join(f"{k} {v['median']}" for k, v in result["phase_ms"].items()),
+        f"  SQL statements per slice: median {result['statements_per_slice']['median']}, "
+        f"max {result['statements_per_slice']['max']}",
+        f"  slices to a complete generation: {result['slices']} (bound ceil(N/64) = "
+        f"{result['slices_bound_ceil_n_over_64']}: {'met' if report['targets']['slices_met'] else 'NOT met'})",
+    ]
+    if ref:
+        lines.append(f"  reference N={report['configuration']['reference_memories']}: statements per slice median "
+                     f"{ref['statements_per_slice']['median']}, max {ref['statements_per_slice']['max']}; "
+                     f"slice p95 {ref['slice_ms']['p95']} ms")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(argv)
+    report = run(args)
+    path = rpt.write_report(args.report_dir, KIND, report)
+    print(summary(report))
+    print(f"\nreport: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
