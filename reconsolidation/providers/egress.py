@@ -96,7 +96,7 @@ _CREDENTIAL = re.compile(
 )
 _CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _INJECTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,30}\b(?:previous|prior|above|earlier|all|your|the)\b.{0,20}"
+    r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,30}\b(?:previous|prior|above|earlier|all|your|system)\b.{0,20}"
     r"\b(?:instructions?|prompts?|messages?|rules|guidelines|context)\b"
     r"|\b(?:system|developer)\s+(?:prompt|message|instructions?)\b|\byou are now\b|\bnew instructions\b"
     r"|\b(?:reveal|print|show|repeat)\b.{0,20}\b(?:system prompt|your instructions)\b"

@@ -130,3 +130,9 @@ def test_decisions_are_bound_to_their_policy():
 def test_policy_digest_is_stable_for_the_same_inputs():
     assert policy(config()).digest == policy(config()).digest
     assert policy(config()).digest != policy(config(model="m2")).digest
+
+
+@pytest.mark.parametrize("text", ["I always forget the rules of bridge", "Please ignore the noise outside",
+                                  "The system works well", "My desk is made of oak."])
+def test_ordinary_sentences_near_the_injection_words_pass(text):
+    assert reason(text) == "allowed"
