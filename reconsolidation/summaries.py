@@ -108,7 +108,7 @@ def plan(views: Sequence[SourceView], *, max_chars: int = bounds.RECON_SUMMARY_M
          max_clauses: int = bounds.RECON_SUMMARY_MAX_CLAUSES) -> Optional[SummaryPlan]:
     """The summary of one component, or None (fewer than two non-equivalent clauses fit)."""
     classes = statement_classes(views)
-    if len(classes) < 2 or len({(v.scope, v.attribution) for v in views}) != 1:
+    if len(classes) < 2 or len(components(views)) != 1:  # one scope, attribution and related set
         return None
     clauses: list[ClauseDraft] = []
     for members in classes:
