@@ -1,0 +1,52 @@
+"""Parallel workers in separate OS processes, each running the real ``process_group``
+over overlapping queued groups, record exactly one operation per input."""
+from __future__ import annotations
+
+import multiprocessing
+from collections import Counter
+from pathlib import Path
+
+from django.conf import settings
+
+from reconsolidation.domain import input_digest
+from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation
+from tests.factories import make_owner
+from tests.reconsolidation.helpers import original, refs
+from tests.reconsolidation.work_processes import process_in_child
+from veetbot.rls import owner_context
+
+ROOT = str(Path(__file__).resolve().parents[2])
+
+
+def test_workers_in_separate_processes_record_exactly_one_operation_per_input(live_db, enabled, store, day_one):
+    owner, _ = make_owner()
+    lease = store.claim_due(owner, lease_owner="setup", now=day_one)
+    classes = []
+    for i in range(4):
+        a, b = (original(owner, f"The owner prefers setting {i}.", subject=f"s{i}") for _ in range(2))
+        stray = original(owner, f"The owner walked {i} miles.", subject=f"walk{i}")
+        classes.append({a.id, b.id})
+        for inputs in ((a, b), (a, b, stray), (b, stray, a)):  # the same class offered by overlapping groups
+            store.queue_group(owner, lease_token=lease.lease_token, inputs=refs(*inputs),
+                              input_digest=input_digest(refs(*inputs)), now=day_one)
+    store.release(owner, lease.lease_token, now=day_one)
+
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(2), context.Queue()
+    children = [context.Process(target=process_in_child, args=(
+        ROOT, settings.DATABASES["default"]["NAME"], str(owner.tenant_id), str(owner.principal_id),
+        day_one.isoformat(), barrier, results)) for _ in range(2)]
+    for child in children:
+        child.start()
+    outcomes = [results.get(timeout=180) for _ in children]
+    for child in children:
+        child.join(timeout=60)
+    assert all(kind == "ok" for kind, _ in outcomes), outcomes
+    reported = [op for _, ops in outcomes for op in ops]
+    with owner_context(owner):
+        rows = list(ReconsolidationOperation.objects.filter(kind="merge_equivalent"))
+        states = Counter(ReconsolidationGroup.objects.values_list("state", flat=True))
+    assert sorted(str(row.id) for row in rows) == sorted(reported)
+    assert sorted(map(frozenset, (set(row.input_ids) for row in rows)), key=sorted) == sorted(
+        map(frozenset, classes), key=sorted)  # one merge per class, none twice
+    assert states["pending"] == 0 and states["leased"] == 0
