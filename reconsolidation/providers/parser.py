@@ -36,6 +36,7 @@ RefusalReason = Literal[
     "unknown_group", "duplicate_operation", "unknown_kind", "too_many_operations", "clause_count", "input_count",
     "duplicate_input", "missing_outcome", "no_change_not_alone", "proposal_mismatch", "verdict_missing",
     "verdict_extra", "verdict_duplicate", "verdict_reason_mismatch", "malformed_envelope",
+    "provider_failure", "request_mismatch",  # no terminal reply, or a reply to another request
 ]
 RejectionReason = Literal[
     "unknown_belief", "stale_revision", "unknown_excerpt", "support_not_input", "incomplete_support",

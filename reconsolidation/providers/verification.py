@@ -24,10 +24,14 @@ from django.conf import settings
 
 from memory.vocabulary import SENSITIVITY_RANK
 from reconsolidation import bounds
-from reconsolidation.providers.contract import PreparedRequest, ProviderConfig, Value, canonical_json, limit
+from reconsolidation.providers.contract import (
+    PreparedRequest, ProviderConfig, ProviderResult, Value, canonical_json, limit,
+)
 from reconsolidation.providers.egress import EgressPolicy, assess
 from reconsolidation.providers.envelopes import VERIFICATION_JSON_SCHEMA, VERIFICATION_SCHEMA, ProposalContext
-from reconsolidation.providers.parser import ProposalParse, Refusal, VerificationParse
+from reconsolidation.providers.parser import (
+    ProposalParse, Refusal, VerificationParse, parse_proposal, parse_verification,
+)
 from reconsolidation.providers.request import (
     INPUT_SCHEMA, GroupDeferred, SourceGroup, admit_group, body_fits, maximum_cost_usd, seal,
 )
@@ -183,6 +187,28 @@ def build_verification_request(
         request=request, proposal_digest=parsed.digest, requested=requested,
         excluded=tuple(Exclusion(operation_id=op_id, reason=excluded[op_id]) for op_id in order if op_id in excluded),
     )
+
+
+def proposal_reply(result: ProviderResult, *, request: PreparedRequest,
+                   context: ProposalContext) -> Union[ProposalParse, Refusal]:
+    """Parse a provider's reply to exactly this proposal request (else the batch is refused)."""
+    if not result.ok:
+        return Refusal(reason="provider_failure")
+    if request.stage != "proposal" or result.request_digest != request.digest:
+        return Refusal(reason="request_mismatch")
+    return parse_proposal(result.content, context)
+
+
+def verification_reply(result: ProviderResult, *, prepared: PreparedVerification,
+                       parsed: ProposalParse) -> Union[VerificationParse, Refusal]:
+    """Parse a reply to exactly this verification request: same request digest, same batch and
+    proposal digest, exactly the offered (operation, clause) projection."""
+    if not result.ok:
+        return Refusal(reason="provider_failure")
+    if prepared.request is None or result.request_digest != prepared.request.digest:
+        return Refusal(reason="request_mismatch")
+    return parse_verification(result.content, batch_id=parsed.envelope.batch_id, proposal_digest=parsed.digest,
+                              requested=prepared.requested)
 
 
 def review(parsed: Union[ProposalParse, Refusal], prepared: Optional[PreparedVerification],

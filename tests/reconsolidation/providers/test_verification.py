@@ -170,3 +170,28 @@ def test_altered_claims_produce_another_verification_digest(batch, groups):
     assert first.request.digest != second.request.digest
     _, again = prepare(batch, groups)
     assert again.request.digest == first.request.digest
+
+
+def test_replies_must_answer_exactly_the_request_they_are_parsed_for(batch, groups):
+    from reconsolidation.providers.contract import ProviderFailure, ProviderResponse, Usage
+    from reconsolidation.providers.verification import proposal_reply, verification_reply
+
+    usage = Usage(input_tokens=1, output_tokens=1)
+    reply = ProviderResponse(request_digest=batch.request.digest, content=dumps(merge_proposal(batch)), usage=usage,
+                             elapsed_ms=1)
+    parsed = proposal_reply(reply, request=batch.request, context=batch.context)
+    assert parsed.ok
+    elsewhere = reply.model_copy(update={"request_digest": "0" * 64})
+    assert proposal_reply(elsewhere, request=batch.request, context=batch.context).reason == "request_mismatch"
+    failed = ProviderFailure(request_digest=batch.request.digest, reason="timeout", transport_outcome="timeout",
+                             elapsed_ms=1)
+    assert proposal_reply(failed, request=batch.request, context=batch.context).reason == "provider_failure"
+
+    pv = build_verification_request(proposal=batch.request, context=batch.context, parsed=parsed, groups=groups,
+                                    config=CFG, policy=policy(CFG))
+    content = dumps(verification(parsed.envelope.batch_id, parsed.digest, pv.requested))
+    answer_ = ProviderResponse(request_digest=pv.request.digest, content=content, usage=usage, elapsed_ms=1)
+    assert review(parsed, pv, verification_reply(answer_, prepared=pv, parsed=parsed)).accepted == parsed.candidate_ids
+    # A reply to the proposal request cannot stand in for the verification reply.
+    reused = answer_.model_copy(update={"request_digest": batch.request.digest})
+    assert review(parsed, pv, verification_reply(reused, prepared=pv, parsed=parsed)).refused == "request_mismatch"
