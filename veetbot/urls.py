@@ -12,6 +12,7 @@ from memory.api.urls import unknown_routes
 urlpatterns = [
     path("v1/", include("recall.api.urls")),
     path("v1/", include("memory.api.urls")),
+    path("v1/", include("reconsolidation.api.urls")),
     path("v1/", include(unknown_routes)),  # keep last among the /v1 includes
     path("admin/", admin.site.urls),
     path("review/", include("review_ui.urls")),  # the owner's review dashboard (cookie sign-in)

@@ -1,0 +1,91 @@
+"""Output shapes of the operation routes: DRF serializers that render
+``reconsolidation.owner_views`` values. The HTTP views and the ``memory_reconsolidations``
+command both render through ``render_operation`` / ``render_page``, so the CLI's ``--json``
+is the HTTP body. Field order is the wire order; nothing outside the allowlist is declared
+here, so nothing else can be rendered.
+"""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.renderers import JSONRenderer
+
+from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
+
+
+def inline_enum(values, *, nullable: bool = False, help_text: str = ""):
+    """A string field documented as an enum (nullable when asked), rendered as given."""
+    schema = {"type": "string", "enum": list(values) + ([None] if nullable else [])}
+    if nullable:
+        schema["nullable"] = True
+
+    @extend_schema_field(schema)
+    class InlineEnum(serializers.CharField):
+        pass
+
+    return InlineEnum(allow_null=nullable, help_text=help_text or None)
+
+
+ROLES = ("member", "clause", "omitted", "input")
+
+
+class SourceLinkSerializer(serializers.Serializer):
+    memory_id = serializers.UUIDField()
+    content_revision = serializers.IntegerField(min_value=1)
+    role = inline_enum(ROLES, help_text=(
+        "member: a merge member; clause: cited by a summary clause; omitted: a summary input no clause cites; "
+        "input: any other kind's input."))
+
+
+class ClauseSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    source_ids = serializers.ListField(child=serializers.UUIDField())
+
+
+class OperationContentSerializer(serializers.Serializer):
+    record_kind = inline_enum(("summary", "hypothesis"), nullable=True)
+    derived_id = serializers.UUIDField(allow_null=True, help_text="The active derived memory, if any.")
+    canonical_id = serializers.UUIDField(allow_null=True, help_text="A committed merge's canonical original.")
+    clauses = ClauseSerializer(many=True)
+
+
+class OperationSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    # A plain string, not an enum: clients keep unknown future kinds inspectable (spec).
+    kind = serializers.CharField(help_text="One of: " + ", ".join(OPERATION_KINDS) + " (more may be added).")
+    state = inline_enum(OPERATION_STATES)
+    revision = serializers.IntegerField(min_value=1)
+    reason = serializers.CharField(allow_blank=True)
+    policy = serializers.CharField()
+    model_identity = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    committed_at = serializers.DateTimeField(allow_null=True)
+    invalidated_at = serializers.DateTimeField(allow_null=True)
+    undone_at = serializers.DateTimeField(allow_null=True)
+    content = OperationContentSerializer(allow_null=True, help_text=(
+        "Null unless every required source is available under the ceiling."))
+    sources = SourceLinkSerializer(many=True, help_text="Empty unless every required source is available.")
+
+
+class OperationPageSerializer(serializers.Serializer):
+    items = OperationSerializer(many=True)
+    next_cursor = serializers.CharField(allow_null=True)
+
+
+class OperationActionSerializer(serializers.Serializer):
+    """Documents ``reconsolidation.api.inputs.OperationAction`` (parsing is strict pydantic, not this)."""
+
+    expected_revision = serializers.IntegerField(min_value=1)
+
+
+def render_operation(value) -> dict:
+    return OperationSerializer(value).data
+
+
+def render_page(value) -> dict:
+    return OperationPageSerializer(value).data
+
+
+def to_json(data) -> str:
+    """Bytes exactly as the HTTP API renders them (DRF's JSONRenderer)."""
+    return JSONRenderer().render(data).decode("utf-8")

@@ -1,0 +1,158 @@
+"""HTTP views of the operation journal under /v1/memory-reconsolidations.
+
+Thin: parse (``memory.api.parsing``, the strict ``inputs``), call one owner service
+(``owner_views`` for reads, ``undo`` / ``review`` for actions), render with
+``serializers``. The surface answers not_found unless both AGENT_MEMORY_API_ENABLED and
+AGENT_MEMORY_RECONSOLIDATION_API_ENABLED are on (read per request, before
+authentication), but never looks at the processing switch: history, detail, review and
+undo keep working with processing off. Every response is ``private, no-store``.
+
+Malformed filters, bodies, cursors and keys are ``validation_error`` with *empty*
+details (spec: the operation routes never describe what was wrong with a request), so
+every parse failure is re-raised without its details here.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+
+from memory import errors as memory_errors, vocabulary
+from memory.api import parsing, schema
+from memory.api.views import OwnerApiView
+from reconsolidation import bounds, owner_views, review, undo
+from reconsolidation.api import inputs
+from reconsolidation.api.serializers import (
+    OperationActionSerializer, OperationPageSerializer, OperationSerializer, render_operation, render_page,
+)
+from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
+from rest_framework import exceptions
+from rest_framework.response import Response
+from veetbot import api_errors
+from veetbot.identity import SCOPE_READ, SCOPE_WRITE
+
+TAG = "memory-reconsolidations"
+
+
+class OperationApiView(OwnerApiView):
+    http_method_names = ["get", "post", "head"]
+
+    def initial(self, request, *args, **kwargs):
+        if not settings.AGENT_MEMORY_RECONSOLIDATION_API_ENABLED:
+            raise api_errors.NotFound()
+        super().initial(request, *args, **kwargs)
+
+    def handle_exception(self, exc):
+        if isinstance(exc, (api_errors.ValidationFailed, memory_errors.Invalid, exceptions.ParseError,
+                            exceptions.ValidationError)):
+            exc = api_errors.ValidationFailed([])
+        return super().handle_exception(exc)
+
+
+def _ceiling() -> parsing.Param:
+    return parsing.Param(parsing.choice(vocabulary.SENSITIVITIES), required=True)
+
+
+ID = schema.path_id("operation_id", "operation")
+
+
+class OperationCollectionView(OperationApiView):
+    required_scopes = {"GET": SCOPE_READ}
+
+    @extend_schema(
+        operation_id="memory_reconsolidations_list", tags=[TAG],
+        summary="Operation history, newest (created_at, id) first, in cursor pages.",
+        description=(
+            "Operations whose complete support is not visible under the ceiling are omitted (below restricted); "
+            "under restricted they appear as opaque metadata with null content. The state filter applies after "
+            "read-time revalidation, so elapsed expiry lists as invalidated."),
+        parameters=[
+            schema.CEILING,
+            # Values in prose, not an enum: an enum here collides with Event.kind's component name.
+            OpenApiParameter("kind", str, description="One of: " + ", ".join(OPERATION_KINDS) + "."),
+            OpenApiParameter("state", str, enum=list(OPERATION_STATES)),
+            OpenApiParameter("limit", int, description=(
+                f"Page size, 1-{bounds.RECON_OPERATIONS_PAGE_MAX} (default {bounds.RECON_OPERATIONS_PAGE_DEFAULT}).")),
+            OpenApiParameter("cursor", str, description=(
+                "next_cursor of the previous page; valid only with the same owner, kind, state and ceiling.")),
+        ],
+        responses={200: OperationPageSerializer, **schema.READ_ERRORS},
+    )
+    def get(self, request):
+        q = parsing.query(request, {
+            "ceiling": _ceiling(),
+            "kind": parsing.Param(parsing.choice(OPERATION_KINDS)),
+            "state": parsing.Param(parsing.choice(OPERATION_STATES)),
+            "limit": parsing.Param(parsing.bounded_int(1, bounds.RECON_OPERATIONS_PAGE_MAX),
+                                   default=bounds.RECON_OPERATIONS_PAGE_DEFAULT),
+            "cursor": parsing.Param(str),
+        })
+        page = owner_views.operation_page(self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
+                                          limit=q["limit"], kind=q["kind"], state=q["state"])
+        return Response(render_page(page))
+
+
+class OperationDetailView(OperationApiView):
+    required_scopes = {"GET": SCOPE_READ}
+
+    @extend_schema(
+        operation_id="memory_reconsolidations_retrieve", tags=[TAG],
+        summary="One operation: the allowlisted view, content and source links only with complete visible support.",
+        parameters=[ID, schema.CEILING],
+        responses={200: OperationSerializer, **schema.READ_ERRORS},
+    )
+    def get(self, request, operation_id: str):
+        operation_id = parsing.path_id(operation_id)
+        q = parsing.query(request, {"ceiling": _ceiling()})
+        return Response(render_operation(owner_views.operation_detail(self.principal, operation_id,
+                                                                      ceiling=q["ceiling"])))
+
+
+def _action_schema(name: str, summary: str):
+    return extend_schema(
+        operation_id=f"memory_reconsolidations_{name}", tags=[TAG], summary=summary,
+        parameters=[ID, schema.CEILING, schema.IDEMPOTENCY_KEY],
+        request=OperationActionSerializer,
+        responses={200: OperationSerializer, **schema.errors(400, 401, 403, 404, 409)},
+    )
+
+
+class OperationActionView(OperationApiView):
+    """POST {expected_revision} with an Idempotency-Key; answers the operation view."""
+
+    required_scopes = {"POST": SCOPE_WRITE}
+    service = staticmethod(undo.undo)
+
+    def post(self, request, operation_id: str):
+        operation_id = parsing.path_id(operation_id)
+        q = parsing.query(request, {"ceiling": _ceiling()})
+        key = parsing.idempotency_key(request)
+        body, _ = parsing.body(request, inputs.OperationAction)
+        # Existence under this ceiling first: above-ceiling is not_found, never acted on.
+        owner_views.operation_detail(self.principal, operation_id, ceiling=q["ceiling"])
+        view = type(self).service(self.principal, operation_id, expected_revision=body.expected_revision,
+                                 idempotency_key=key)
+        return Response(render_operation(owner_views.operation_result(self.principal, view, ceiling=q["ceiling"])))
+
+
+class OperationUndoView(OperationActionView):
+    service = staticmethod(undo.undo)
+
+    @_action_schema("undo", "Undo a committed merge: end duplicate suppression and block the same merge recurring.")
+    def post(self, request, operation_id: str):
+        return super().post(request, operation_id)
+
+
+class OperationApproveView(OperationActionView):
+    service = staticmethod(review.approve)
+
+    @_action_schema("approve", "Approve a proposed operation at its current revision (reviewed mode).")
+    def post(self, request, operation_id: str):
+        return super().post(request, operation_id)
+
+
+class OperationRejectView(OperationActionView):
+    service = staticmethod(review.reject)
+
+    @_action_schema("reject", "Reject a proposed operation and block it recurring (reviewed mode).")
+    def post(self, request, operation_id: str):
+        return super().post(request, operation_id)
