@@ -199,6 +199,23 @@ class _Stream:
         return Usage(input_tokens=prompt, output_tokens=completion)
 
 
+def _line(raw_line: bytes, data_lines: list[str], stream: _Stream) -> list[str]:
+    """One SSE line: a blank line dispatches the pending event; returns the pending data lines."""
+    try:
+        line = raw_line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _Fail("malformed_unicode")
+    if line == "":
+        if data_lines:
+            stream.event("\n".join(data_lines))
+        return []
+    if line.startswith("data:"):
+        return [*data_lines, line[5:].removeprefix(" ")]
+    if not line.startswith(":") and line.split(":", 1)[0] not in ("event", "id", "retry"):
+        raise _Fail("malformed_stream")
+    return data_lines
+
+
 def _status_reason(status: int) -> Optional[str]:
     if status == 200:
         return None
@@ -356,29 +373,25 @@ class OpenAIProvider:
 
     @staticmethod
     def _read_events(response, stream: _Stream, state: dict) -> None:
-        buffer, data_lines, total = b"", [], 0
+        """Split the byte stream into SSE lines and events. Only the unfinished line is kept
+        (so a long line costs linear time), and a trailing CR waits for the next chunk, as
+        it may be the first half of a CRLF split across chunks."""
+        pending, data_lines, total = bytearray(), [], 0
         for chunk in response.iter_bytes():
             if state["abort"]:
                 return
             total += len(chunk)
             if total > limit("RECON_STREAM_MAX_BYTES"):
                 raise _Fail("stream_too_large")
-            buffer += chunk
-            *lines, buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+            pending.extend(chunk)
+            if b"\n" not in chunk and b"\r" not in chunk:
+                continue
+            cut = len(pending) - 1 if pending.endswith(b"\r") else len(pending)
+            *lines, rest = bytes(pending[:cut]).replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+            pending = bytearray(rest) + pending[cut:]
             for raw_line in lines:
-                try:
-                    line = raw_line.decode("utf-8")
-                except UnicodeDecodeError:
-                    raise _Fail("malformed_unicode")
-                if line == "":
-                    if data_lines:
-                        stream.event("\n".join(data_lines))
-                        data_lines = []
-                elif line.startswith("data:"):
-                    data_lines.append(line[5:].removeprefix(" "))
-                elif not line.startswith(":") and line.split(":", 1)[0] not in ("event", "id", "retry"):
-                    raise _Fail("malformed_stream")
-        if data_lines or buffer.strip():
+                data_lines = _line(raw_line, data_lines, stream)
+        if data_lines or bytes(pending).strip(b"\r\n"):
             raise _Fail("interrupted", "interrupted")
 
     def _run(self, call, *, cancel: Optional[threading.Event]):

@@ -279,3 +279,12 @@ def test_unset_or_invalid_prices_are_unknown_and_defer_every_group(configured):
 def test_failures_never_carry_provider_text(configured, server):
     _, result = call(server, Scenario([b'data: {"error": {"message": "secret prose"}}\n\n']))
     assert "secret" not in result.model_dump_json()
+
+
+def test_a_maximum_length_reply_streamed_one_token_per_event_fits_the_default_stream_bound(configured, server):
+    events = ([chunk(role="assistant", content="")] + [chunk(content="x") for _ in range(4095)]
+              + [chunk(finish="stop"), chunk(usage={"prompt_tokens": 900, "completion_tokens": 4096}, choices=False),
+                 DONE])
+    assert sum(map(len, events)) > 524288  # more raw bytes than the reply's own 64 KiB guard suggests
+    _, result = call(server, Scenario(events))
+    assert result.ok and result.usage.output_tokens == 4096 and len(result.content) == 4095

@@ -64,3 +64,19 @@ def test_shuffled_and_rechunked_events_end_in_usage_or_a_finite_reason(pieces, c
 def test_a_valid_stream_verifies_whatever_its_chunking(cuts):
     data = b"".join(valid_events('{"a": "é"}', usage={"prompt_tokens": 5, "completion_tokens": 2}))
     assert outcome(rechunk(data, cuts)) == Usage(input_tokens=5, output_tokens=2)
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 10_000), max_size=8))
+def test_crlf_line_endings_split_anywhere_still_verify(cuts):
+    data = b"".join(valid_events('{"a": 1}', usage={"prompt_tokens": 5, "completion_tokens": 2}))
+    data = data.replace(b"\n", b"\r\n")
+    assert outcome(rechunk(data, cuts)) == Usage(input_tokens=5, output_tokens=2)
+
+
+def test_a_long_line_without_newline_is_read_in_linear_time():
+    import time
+
+    started = time.monotonic()
+    assert outcome([b"data: " + b"a" * 4096] + [b"a" * 4096] * 900) == "interrupted"
+    assert time.monotonic() - started < 2.0
