@@ -6,7 +6,7 @@ import copy
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings as hsettings, strategies as st
 
 from reconsolidation.providers.envelopes import proposal_digest
 from reconsolidation.providers.parser import (
@@ -367,3 +367,40 @@ def test_mutated_valid_verifications_end_in_a_finite_reason(batch, data):
     verdict[key] = data.draw(JSON_VALUES | st.sampled_from(["supported", "entailed", "uncertain", "ambiguous"]))
     assert_finite(verify(parsed, document))
 
+
+
+SAFE_TEXT = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp")), min_size=1, max_size=40).filter(
+    lambda t: t.strip())
+
+
+@hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_every_valid_envelope_parses_with_nothing_rejected_and_a_stable_digest(batch, data):
+    operations = []
+    for group in batch.context.groups:
+        kinds = data.draw(st.lists(st.sampled_from(["merge_equivalent", "summarize_related", "infer_connection",
+                                                    "flag_conflict"]), min_size=0, max_size=2))
+        for kind in kinds or ["no_change"]:
+            chosen = data.draw(st.lists(st.sampled_from(group.inputs), min_size=2, max_size=len(group.inputs),
+                                        unique_by=lambda i: i.belief_id))
+            low, high = {"merge_equivalent": (1, 1), "infer_connection": (1, 1), "summarize_related": (1, 4),
+                         "flag_conflict": (0, 0), "no_change": (0, 0)}[kind]
+            clauses = []
+            for _ in range(data.draw(st.integers(low, high))):
+                cited = chosen if kind in ("merge_equivalent", "infer_connection") else data.draw(
+                    st.lists(st.sampled_from(chosen), min_size=1, unique_by=lambda i: i.belief_id))
+                clauses.append({"text": data.draw(SAFE_TEXT), "support": [
+                    {"belief_id": str(i.belief_id), "excerpt_id": str(i.excerpt_ids[0])} for i in cited]})
+            operations.append({"id": fresh_id(), "group_id": str(group.group_id), "kind": kind, "clauses": clauses,
+                               "inputs": [{"belief_id": str(i.belief_id), "content_revision": i.content_revision}
+                                          for i in chosen]})
+    if len(operations) > 8:
+        operations = operations[:8]
+    document = {"schema_version": "reconsolidation-proposal@1", "batch_id": str(batch.context.batch_id),
+                "group_ids": [str(g.group_id) for g in batch.context.groups], "operations": operations}
+    groups_with_outcome = {op["group_id"] for op in operations}
+    assume(groups_with_outcome == set(document["group_ids"]))  # a truncation past 8 operations is structure
+    result = parse_proposal(dumps(document), batch.context)
+    assert result.ok and result.rejected == (), result
+    pretty = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True).encode()
+    assert parse_proposal(pretty, batch.context).digest == result.digest
