@@ -1,14 +1,15 @@
 """Staff admin for the content-free memory tables: owner allocators, erasure fences and
 the change journal (opaque memory IDs and kinds).
 
-Not registered, on purpose: principals (the display name is the owner's own), tokens
-(hash and label), people, sessions (scope names), events and their parts, memories,
+Owners and tokens appear through the content-free staff views of migration 0004 (no
+display name, token hash or label). Not registered, on purpose: the principal and token
+tables themselves, people, sessions (scope names), events and their parts, memories,
 sources, revisions (content snapshots), rejections and idempotency receipts. None of them
 carries the staff policy, so the staff context could not read them anyway.
 """
 from django.contrib import admin
 
-from memory.models import ChangeJournal, ErasureFence, OwnerLock
+from memory.models import ChangeJournal, ErasureFence, OwnerLock, StaffOwnerDirectory, StaffTokenDirectory
 from veetbot.admin import ContentFreeAdmin
 
 OWNER = ("tenant_id", "principal_id")
@@ -37,3 +38,17 @@ class ChangeJournalAdmin(ContentFreeAdmin):
     list_filter = ("kind",)
     search_fields = (*ContentFreeAdmin.search_fields, "memory_id__exact")
     ordering = ("-recorded_at", "-seq")
+
+
+@admin.register(StaffOwnerDirectory)
+class OwnerDirectoryAdmin(ContentFreeAdmin):
+    fields = ("id", *OWNER, "created_at")
+    list_display = fields
+    ordering = ("-created_at", "id")
+
+
+@admin.register(StaffTokenDirectory)
+class TokenDirectoryAdmin(ContentFreeAdmin):
+    fields = ("id", *OWNER, "scopes", "created_at", "revoked_at", "last_used_at")
+    list_display = fields
+    ordering = ("-created_at", "id")

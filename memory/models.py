@@ -79,6 +79,30 @@ class OwnerToken(OwnedModel):
     last_used_at = models.DateTimeField(null=True, blank=True)
 
 
+class StaffOwnerDirectory(OwnedModel):
+    """Staff's content-free view of owners (migration 0004): no display name. Read-only,
+    and empty outside the staff context."""
+
+    created_at = models.DateTimeField()
+
+    class Meta:
+        managed = False
+        db_table = "memory_staffownerdirectory"
+
+
+class StaffTokenDirectory(OwnedModel):
+    """Staff's content-free view of owner tokens (migration 0004): no hash, no label."""
+
+    scopes = ArrayField(models.CharField(max_length=32))
+    created_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True)
+    last_used_at = models.DateTimeField(null=True)
+
+    class Meta:
+        managed = False
+        db_table = "memory_stafftokendirectory"
+
+
 class Person(OwnedModel):
     name = models.TextField(blank=True)
     created_at = models.DateTimeField()

@@ -10,7 +10,7 @@ from django.db import connection
 
 from memory.models import (
     ChangeJournal, Event, EventPart, Memory, MemoryRevision, MemorySource, OwnerToken, Person, Principal, Rejection,
-    Session,
+    Session, StaffOwnerDirectory, StaffTokenDirectory,
 )
 from recall.models import MemoryVector
 from reconsolidation.models import DerivedMemory, ReconsolidationBlock
@@ -32,8 +32,11 @@ def test_the_default_admin_site_is_the_staff_site():
     assert isinstance(admin.site, StaffAdminSite)
 
 
+DIRECTORY_VIEWS = [StaffOwnerDirectory, StaffTokenDirectory]
+
+
 def test_every_registered_owner_table_is_staff_readable_and_forced(db):
-    owner_models = [model for model in admin.site._registry if is_owner_model(model)]
+    owner_models = [model for model in admin.site._registry if is_owner_model(model) and model not in DIRECTORY_VIEWS]
     assert len(owner_models) == 13
     for model in owner_models:
         table = model._meta.db_table
@@ -81,3 +84,23 @@ def test_auth_tables_have_no_rls_and_the_runtime_role_may_use_them(db):
             for privilege in ("SELECT", "INSERT", "UPDATE", "DELETE"):
                 cursor.execute("SELECT has_table_privilege(%s, %s, %s)", [role, table, privilege])
                 assert cursor.fetchone() == (True,), (table, privilege)
+
+
+def test_owner_and_token_directories_are_content_free_views_shown_only_to_staff(db):
+    from memory.services import owner_create, token_create
+    from veetbot.identity import Principal as Owner
+    from veetbot.rls import owner_context, staff_context
+
+    created = owner_create(display_name="directory secret name")
+    owner = Owner(tenant_id=created.tenant_id, principal_id=created.principal_id)
+    token_create(principal=owner, label="directory secret label")
+    for model in DIRECTORY_VIEWS:
+        assert model in admin.site._registry and isinstance(admin.site._registry[model], ContentFreeAdmin)
+        columns = {field.column for field in model._meta.fields}
+        assert not columns & {"display_name", "label", "token_hash"}, model
+    with staff_context():
+        assert StaffOwnerDirectory.objects.filter(principal_id=owner.principal_id).count() == 1
+        assert StaffTokenDirectory.objects.filter(principal_id=owner.principal_id).count() == 2
+    with owner_context(owner):  # the owner's own context is not staff: the views are empty
+        assert not StaffOwnerDirectory.objects.exists() and not StaffTokenDirectory.objects.exists()
+    assert not StaffOwnerDirectory.objects.exists()  # no context at all
