@@ -82,7 +82,7 @@ SCENARIOS = {
     "oversized": (Scenario(valid_events("x" * 70000, pieces=10)), "unknown"),
     "duplicate-key": (Scenario([b'data: {"id": "a", "id": "a", "choices": []}\n\n', DONE]), "unknown"),
     "truncated": (Scenario([chunk(content="{")]), "unknown"),
-    "slow": (Scenario(valid_events("{}"), delay_before=1.0), "unknown"),
+    "slow": (Scenario(valid_events("{}"), delay_before=5.0), "unknown"),
     "5xx": (Scenario(status=502), "unknown"),
     "usage-missing": (Scenario([chunk(content="{}"), chunk(finish="stop"), DONE]), "unknown"),
 }
@@ -104,7 +104,7 @@ def test_reservation_is_settled_or_fully_charged_and_no_memory_changes(name, db,
     with SSEServer() as server:
         settings.VEETBOT_OPENAI_BASE_URL, settings.VEETBOT_OPENAI_MODEL = server.base_url, MODEL
         settings.VEETBOT_OPENAI_INPUT_USD_PER_MTOK, settings.VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK = "2.5", "10"
-        settings.RECON_PROVIDER_IDLE_SECONDS, settings.RECON_PROVIDER_CALL_SECONDS = 0.4, 1.5
+        settings.RECON_PROVIDER_IDLE_SECONDS, settings.RECON_PROVIDER_CALL_SECONDS = 1.0, 10.0
         cfg = openai_config()
         policy = egress_policy(cfg, tenant_id=principal.tenant_id, principal_id=principal.principal_id,
                                prepared_at=day_one, residency_pin="")
