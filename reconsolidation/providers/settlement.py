@@ -14,8 +14,15 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Literal, Optional
 
-from reconsolidation.domain import CallCompletion
+from reconsolidation.domain import CallAudit, CallCompletion
 from reconsolidation.providers.contract import PreparedRequest, ProviderConfig, ProviderResult, Value
+
+
+def call_audit(prepared: PreparedRequest, *, group_ids, admitted_at: datetime) -> CallAudit:
+    """The content-free audit written with the reservation of exactly this request."""
+    return CallAudit(batch_id=prepared.batch_id, stage=prepared.stage, group_ids=tuple(group_ids),
+                     provider=prepared.provider, model=prepared.model, pricing_digest=prepared.pricing_digest,
+                     egress_digest=prepared.egress_digest, admitted_at=admitted_at)
 
 
 class SettlementPlan(Value):

@@ -9,13 +9,13 @@ from decimal import Decimal
 import pytest
 
 from memory.models import Memory
-from reconsolidation.domain import CallAudit, input_digest
+from reconsolidation.domain import input_digest
 from reconsolidation.models import ReconsolidationSpend
 from reconsolidation.providers.contract import ProviderFailure, ProviderResponse, Usage
 from reconsolidation.providers.egress import egress_policy
 from reconsolidation.providers.openai import OpenAIProvider, openai_config
 from reconsolidation.providers.request import build_proposal_request
-from reconsolidation.providers.settlement import settlement_for
+from reconsolidation.providers.settlement import call_audit, settlement_for
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, refs
 from tests.reconsolidation.providers.builders import T, config, prepared, sid, simple_group
@@ -110,9 +110,7 @@ def test_reservation_is_settled_or_fully_charged_and_no_memory_changes(name, db,
                                prepared_at=day_one, residency_pin="")
         batch = build_proposal_request(groups=[simple_group()], config=cfg, policy=policy, batch_id=sid(name))
         request = batch.request
-        audit = CallAudit(batch_id=request.batch_id, stage="proposal", group_ids=(group_lease.group_id,),
-                          provider="openai", model=cfg.model, pricing_digest=request.pricing_digest,
-                          egress_digest=request.egress_digest, admitted_at=day_one)
+        audit = call_audit(request, group_ids=[group_lease.group_id], admitted_at=day_one)
         reservation = store.reserve(principal, group_lease, request_digest=request.digest,
                                     maximum_usd=request.maximum_usd, call_audit=audit, now=day_one)
         server.answer(scenario)
@@ -131,6 +129,10 @@ def test_reservation_is_settled_or_fully_charged_and_no_memory_changes(name, db,
     with owner_context(principal):
         row = ReconsolidationSpend.objects.get(id=reservation.id)
         assert sorted(map(repr, Memory.objects.values_list())) == memories_before
+    assert set(row.call_audit) == {"batch_id", "stage", "group_ids", "provider", "model", "pricing_digest",
+                                   "egress_digest", "admitted_at", "completion"}
+    assert (row.call_audit["provider"], row.call_audit["egress_digest"]) == ("openai", request.egress_digest)
+    assert "oak" not in str(row.call_audit)  # the source text never reaches the audit
     completion = row.call_audit["completion"]
     assert set(completion) == {"completed_at", "elapsed_ms", "transport_outcome", "input_tokens", "output_tokens"}
     assert (completion["input_tokens"] is not None) is (state == "settled")
