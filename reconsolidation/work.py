@@ -126,7 +126,7 @@ def process_group(store: ReconsolidationStore, principal: Principal, group_lease
                 _replan_union(store, principal, group_lease, proposal, now)
         except _STALE:
             stale += 1
-        except Conflict:
+        except (Conflict, Invalid):  # a malformed proposal rejects only itself as well
             refused += 1
     if recorded:
         outcome, reason = "completed", ""
