@@ -75,3 +75,4 @@ def test_quickstart_human_output_says_dreaming_was_turned_on_and_what_it_did(liv
     text = out.getvalue()
     assert "AGENT_MEMORY_RECONSOLIDATION_ENABLED=true" in text and "one dreaming pass:" in text
     assert "slices" in text and "anchors scanned" in text and "/proposed" in text
+    assert "Review dashboard: http://127.0.0.1:8000/review/sign-in" in text

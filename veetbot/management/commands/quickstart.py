@@ -46,8 +46,9 @@ class Command(BaseCommand):
         imported = json.loads(out.getvalue())
         dreaming = self._dream(Principal(tenant_id=DEMO_TENANT, principal_id=DEMO_PRINCIPAL))
         url = f"http://127.0.0.1:{options['port']}/v1/memories?ceiling=restricted"
+        review_url = f"http://127.0.0.1:{options['port']}/review/sign-in"
         summary = {
-            "owner": f"{DEMO_TENANT}/{DEMO_PRINCIPAL}", "token": owner["token"], "url": url,
+            "owner": f"{DEMO_TENANT}/{DEMO_PRINCIPAL}", "token": owner["token"], "url": url, "review_url": review_url,
             "imported": imported, "setup_seconds": round(time.monotonic() - started, 2),
             "dreaming": dreaming,
             "flags_enabled": ["AGENT_MEMORY_API_ENABLED", "AGENT_MEMORY_RECONSOLIDATION_ENABLED"],
@@ -63,6 +64,7 @@ class Command(BaseCommand):
                 "Turned on for this server: AGENT_MEMORY_API_ENABLED=true AGENT_MEMORY_RECONSOLIDATION_ENABLED=true\n"
                 f"Token (shown once): {owner['token']}\n"
                 f"Try: curl -H 'Authorization: Bearer {owner['token']}' '{url}'\n"
+                f"Review dashboard: {review_url} (paste the token once)\n"
             )
         if options["no_serve"]:
             return
