@@ -138,9 +138,13 @@ def invalidate(principal: Principal, source_ids: Sequence[UUID], *, reason: str,
     ids = sorted(set(source_ids))
     with owner_context(principal):
         lock_owner(principal)
-        op_ids = set(ReconsolidationDependency.objects.filter(memory_id__in=ids).values_list("operation_id", flat=True))
+        # Source sets can be a whole bank (principal erasure): bind them as one array, never
+        # one parameter per ID.
+        op_ids = sorted(set(ReconsolidationDependency.objects.extra(where=["memory_id = ANY(%s::uuid[])"], params=[ids])
+                            .values_list("operation_id", flat=True)))
         rows = list(ReconsolidationOperation.objects.select_for_update()
-                    .filter(id__in=op_ids, state__in=("proposed", "committed")).order_by("id"))
+                    .extra(where=["id = ANY(%s::uuid[])"], params=[op_ids])
+                    .filter(state__in=("proposed", "committed")).order_by("id"))
         invalidated, staled = [], []
         for row in rows:
             if row.state == "committed":
@@ -154,20 +158,26 @@ def invalidate(principal: Principal, source_ids: Sequence[UUID], *, reason: str,
             row.updated_at = now
             row.save(update_fields=["state", "invalidated_at", "revision", "reason", "updated_at"])
         touched = [row.id for row in rows]
-        ReconsolidationMember.objects.filter(operation_id__in=touched, active=True).update(active=False, deactivated_at=now)
-        # Projections are purged, not just flagged: a summary is recomputed from valid
-        # support, never repaired. Erasure additionally marks the copy erased.
-        derived = DerivedMemory.objects.filter(operation_id__in=touched).exclude(status="erased")
-        if reason == "erased":
-            derived.update(status="erased", clauses=[], subject="", erased_at=now, updated_at=now,
-                           revision=F("revision") + 1)
-        else:
-            derived.update(status="invalidated", clauses=[], subject="", updated_at=now, revision=F("revision") + 1)
+        if touched:
+            ReconsolidationMember.objects.extra(where=["operation_id = ANY(%s::uuid[])"], params=[touched]).filter(
+                active=True).update(active=False, deactivated_at=now)
+            # Projections are purged, not just flagged: a summary is recomputed from valid
+            # support, never repaired. Erasure additionally marks the copy erased.
+            derived = DerivedMemory.objects.extra(where=["operation_id = ANY(%s::uuid[])"], params=[touched]).exclude(
+                status="erased")
+            if reason == "erased":
+                derived.update(status="erased", clauses=[], subject="", erased_at=now, updated_at=now,
+                               revision=F("revision") + 1)
+            else:
+                derived.update(status="invalidated", clauses=[], subject="", updated_at=now,
+                               revision=F("revision") + 1)
         groups = ReconsolidationGroup.objects.filter(state="pending", input_ids__overlap=ids).update(
             state="stale", reason="source_changed", finished_at=now, updated_at=now,
         )
-        audit(principal, "sources_invalidated", now, reason=reason[:40],
-              counts={"sources": len(ids), "invalidated": len(invalidated), "staled": len(staled), "groups": groups})
+        if touched or groups:  # a change nothing depends on leaves no trace here
+            audit(principal, "sources_invalidated", now, reason=reason[:40],
+                  counts={"sources": len(ids), "invalidated": len(invalidated), "staled": len(staled),
+                          "groups": groups})
         return InvalidationReceipt(
             **owner_fields(principal), reason=reason, source_ids=tuple(ids), invalidated=tuple(invalidated),
             staled=tuple(staled), groups_staled=groups,

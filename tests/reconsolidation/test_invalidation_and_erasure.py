@@ -123,3 +123,13 @@ def test_erasure_leaves_no_deleted_prose_in_any_table(live_db, store, settings):
     assert {operation_row(owner, merge_op.id).state, operation_row(owner, summary_op.id).state} == {"invalidated"}
     with owner_context(owner):
         assert not ReconsolidationGroup.objects.filter(state="pending").exists()
+
+
+def test_invalidating_a_whole_bank_of_ids_binds_one_array_not_one_parameter_each(owner, enabled, store, day_one):
+    from uuid import uuid4
+
+    a, b = (original(owner, "The owner prefers Celsius.", subject="units") for _ in range(2))
+    op = merged(store, owner, [a, b], day_one)
+    many = [uuid4() for _ in range(70_000)] + [a.id]  # past PostgreSQL's 65,535 bind parameters
+    receipt = store.invalidate(owner, many, reason="erased", now=day_one)
+    assert receipt.invalidated == (op.id,) and active_members(owner) == set()
