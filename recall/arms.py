@@ -13,8 +13,9 @@ anchor only orders candidates; it never filters any out.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 from uuid import UUID
 
 from django.conf import settings
@@ -132,10 +133,36 @@ def recent(read: Read) -> list[Candidate]:
     return [Candidate(id=r[0], store_position=r[1], signal=0.0) for r in rows]
 
 
-def use_exact_search(space: str) -> bool:
+# (database, tenant, principal, space) -> (vector count, monotonic expiry). Counting an
+# owner's vectors costs a scan of them (tens of ms at 10,000); the count only picks the
+# search mode — both modes return permitted originals only — so a count up to
+# RECALL_VECTOR_COUNT_CACHE_SECONDS old is good enough. Bounded: cleared when full.
+_vector_counts: dict[tuple, tuple[int, float]] = {}
+_VECTOR_COUNTS_MAX_ENTRIES = 1024
+
+
+def _owner_vector_count(space: str, owner: Optional[tuple]) -> int:
+    if owner is None or settings.RECALL_VECTOR_COUNT_CACHE_SECONDS <= 0:
+        return vectors.owner_vector_count(space)
+    key = (connection.settings_dict["NAME"], *owner, space)
+    now = time.monotonic()
+    cached = _vector_counts.get(key)
+    if cached is not None and cached[1] > now:
+        return cached[0]
+    count = vectors.owner_vector_count(space)
+    if len(_vector_counts) >= _VECTOR_COUNTS_MAX_ENTRIES:
+        _vector_counts.clear()
+    _vector_counts[key] = (count, now + settings.RECALL_VECTOR_COUNT_CACHE_SECONDS)
+    return count
+
+
+def use_exact_search(space: str, owner: Optional[tuple] = None) -> bool:
     """Exact search while the owner has few vectors in ``space``; HNSW (with iterative
-    scans for this transaction) above settings.RECALL_EXACT_SEARCH_MAX_VECTORS."""
-    if vectors.owner_vector_count(space) <= settings.RECALL_EXACT_SEARCH_MAX_VECTORS:
+    scans for this transaction) above settings.RECALL_EXACT_SEARCH_MAX_VECTORS.
+
+    ``owner`` = (tenant_id, principal_id) of the current owner context lets the count be
+    reused for a short while (see ``_vector_counts``); without it the count is taken now."""
+    if _owner_vector_count(space, owner) <= settings.RECALL_EXACT_SEARCH_MAX_VECTORS:
         return True
     with connection.cursor() as cursor:
         vectors.hnsw_session_settings(cursor)

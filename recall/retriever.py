@@ -138,7 +138,8 @@ def recall(
                     anchors=arms.anchor_types(request.query, request.belief_types),
                 )
             if channel in ("hybrid", "dense"):
-                lists["semantic"] = arms.semantic(read, query_vector, space, exact=arms.use_exact_search(space))
+                exact = arms.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
+                lists["semantic"] = arms.semantic(read, query_vector, space, exact=exact)
         fused = reciprocal_rank_fusion(lists)
         rows = arms.rejoin(read, [r.id for r in fused])
         ranked = [r for r in fused if r.id in rows]

@@ -239,6 +239,7 @@ def sparse_arms(historical: bool, *, lexical: bool) -> str:
             SELECT p.id, p.store_position,
                    CASE WHEN {matches} THEN {coverage} ELSE 0 END AS coverage, {tier} AS tier
             FROM {source}
+            OFFSET 0  -- not flattened: each row's coverage and tier are computed once
         ) s
         WHERE coverage > 0 OR tier IS NOT NULL
     )
@@ -255,22 +256,40 @@ def semantic_arm(historical: bool, *, exact: bool) -> str:
 
     A vector counts only for the content revision it was computed from: the current one,
     or for ``as_of`` the revision current at that instant (current vectors never stand in
-    for past evidence). Exact mode orders by an expression the HNSW index cannot serve
-    (``+ 0``), so it is a true exact scan of the owner's vectors; index mode orders by the
-    bare distance so the HNSW index (with iterative scans) serves it, then re-sorts the
-    relaxed-order result.
+    for past evidence).
+
+    Exact mode computes every owner vector's distance once in a subquery the planner may
+    not flatten (``OFFSET 0``) and orders by that column: the HNSW index cannot serve it,
+    so it is a true exact scan, and the sort carries (id, revision, distance) rather than
+    whole rows with their 384-float embeddings (which spilled the sort to disk at 10,000
+    vectors). Index mode orders by the bare distance so the HNSW index (with iterative
+    scans) serves it, then re-sorts the relaxed-order result.
     """
     distance = "(v.embedding <=> %(query_vector)s::vector)"
-    order = f"{distance} + 0" if exact else distance
-    return permitted(historical) + f""",
-    nearest AS MATERIALIZED (
+    owner_space = """v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s
+          AND v.space = %(space)s"""
+    if exact:
+        nearest = f"""
+        SELECT p.id, p.store_position, d.distance
+        FROM (
+            SELECT v.memory_id, v.content_revision, {distance} AS distance
+            FROM recall_memoryvector v
+            WHERE {owner_space}
+            OFFSET 0
+        ) d
+        JOIN permitted p ON p.id = d.memory_id AND p.revision = d.content_revision
+        ORDER BY d.distance
+        LIMIT %(limit)s"""
+    else:
+        nearest = f"""
         SELECT p.id, p.store_position, {distance} AS distance
         FROM recall_memoryvector v
         JOIN permitted p ON p.id = v.memory_id AND p.revision = v.content_revision
-        WHERE v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s
-          AND v.space = %(space)s
-        ORDER BY {order}
-        LIMIT %(limit)s
+        WHERE {owner_space}
+        ORDER BY {distance}
+        LIMIT %(limit)s"""
+    return permitted(historical) + f""",
+    nearest AS MATERIALIZED ({nearest}
     )
     SELECT id, store_position, distance FROM nearest
     ORDER BY distance, store_position DESC, id

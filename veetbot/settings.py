@@ -129,7 +129,7 @@ RECALL_RRF_K = int(os.environ.get("RECALL_RRF_K", 60))
 # Per-arm weights of reciprocal-rank fusion (an arm not named weighs 1; all 1 = plain RRF)
 # and the arms whose equal signals share one rank (recall.fusion). Tuned on the diagnostic's
 # development split and LoCoMo conversations 0-4 (evals/recall/README.md).
-RECALL_RRF_WEIGHTS = {"lexical": 1.0, "structured": 1.0, "semantic": 1.0}
+RECALL_RRF_WEIGHTS = {"lexical": 1.0, "structured": 1.0, "semantic": 2.0}
 RECALL_RRF_SHARED_TIE_ARMS = ("lexical", "structured")
 RECALL_ENCODER = os.environ.get("RECALL_ENCODER", "minilm")  # minilm | openai
 RECALL_OPENAI_BASE_URL = os.environ.get("RECALL_OPENAI_BASE_URL", "https://api.openai.com/v1")
@@ -146,6 +146,7 @@ RECALL_HNSW_EF_SEARCH = 100
 RECALL_HNSW_MAX_SCAN_TUPLES = 20000
 # Below this many vectors for an owner, exact search is used (set by measurement).
 RECALL_EXACT_SEARCH_MAX_VECTORS = int(os.environ.get("RECALL_EXACT_SEARCH_MAX_VECTORS", 20000))
+RECALL_VECTOR_COUNT_CACHE_SECONDS = 60  # an owner's vector count (search-mode choice) is reused this long
 
 # --- Reconsolidation@1 bounds (read by reconsolidation/bounds.py; names carry their unit) --
 RECON_DUE_TIME_UTC = os.environ.get("RECON_DUE_TIME_UTC", "03:00")  # daily due time per owner

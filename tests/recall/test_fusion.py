@@ -34,7 +34,7 @@ def test_k_defaults_to_the_setting(settings):
 
 def test_raw_signals_never_count_only_ranks():
     fused = reciprocal_rank_fusion({"lexical": [c(A, signal=99.0), c(B, signal=1.0)],
-                                    "semantic": [c(B, signal=0.0001), c(A, signal=0.9)]}, k=60)
+                                    "semantic": [c(B, signal=0.0001), c(A, signal=0.9)]}, k=60, weights={})
     assert fused[0].score == pytest.approx(fused[1].score)
 
 

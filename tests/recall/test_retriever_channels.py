@@ -153,11 +153,33 @@ def test_exact_search_is_used_at_or_below_the_threshold(bank, semantic_on, setti
         assert arms.use_exact_search(encoder.tuple.space) is True
 
 
-def test_semantic_arm_sql_orders_exact_mode_by_an_expression_the_index_cannot_serve():
+def test_the_owners_vector_count_is_reused_within_its_cache_time_then_retaken(bank, semantic_on, settings, monkeypatch):
+    settings.RECALL_EXACT_SEARCH_MAX_VECTORS = 1
+    settings.RECALL_VECTOR_COUNT_CACHE_SECONDS = 60
+    monkeypatch.setattr(arms, "_vector_counts", {})
+    clock = [1000.0]
+    monkeypatch.setattr(arms.time, "monotonic", lambda: clock[0])
+    encoder = MappedEncoder({"q": basis(0)})
+    owner = (bank.principal.tenant_id, bank.principal.principal_id)
+    first, second = bank.add_many([dict(statement="One.", subject="one"), dict(statement="Two.", subject="two")])
+    bank.vector(first, basis(0), encoder)
+    with owner_context(bank.principal):
+        assert arms.use_exact_search(encoder.tuple.space, owner=owner) is True  # 1 vector: at the threshold
+        bank.vector(second, basis(1), encoder)
+        clock[0] += 59.9
+        assert arms.use_exact_search(encoder.tuple.space, owner=owner) is True  # the cached count
+        assert arms.use_exact_search(encoder.tuple.space) is False  # no owner: counted now, 2 > 1
+        clock[0] += 0.2
+        assert arms.use_exact_search(encoder.tuple.space, owner=owner) is False  # expired: 2 vectors
+
+
+def test_semantic_arm_sql_orders_exact_mode_by_a_computed_column_the_index_cannot_serve():
     from recall import sql
 
-    assert "<=> %(query_vector)s::vector) + 0" in sql.semantic_arm(False, exact=True)
-    assert "+ 0" not in sql.semantic_arm(False, exact=False)
+    exact, index = sql.semantic_arm(False, exact=True), sql.semantic_arm(False, exact=False)
+    assert "ORDER BY d.distance" in exact and "OFFSET 0" in exact
+    assert "ORDER BY (v.embedding <=> %(query_vector)s::vector)" not in exact
+    assert "ORDER BY (v.embedding <=> %(query_vector)s::vector)" in index
 
 
 def test_surface_must_be_known(bank):
