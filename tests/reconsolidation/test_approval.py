@@ -141,3 +141,20 @@ def test_merging_adds_no_corroboration_and_never_rewrites_an_original(owner, ena
     before = originals_of(owner, a, b)
     merged(store, owner, [a, b], day_one)
     assert originals_of(owner, a, b) == before
+
+
+def test_a_rejected_summary_claim_set_is_blocked_even_from_new_copies(owner, enabled, store, day_one):
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner reads temperatures in the morning.", subject="units")
+    (op,) = process(store, owner, [a, b], day_one)
+    store.reject(owner, op.id, expected_revision=op.revision, idempotency_key="r", now=day_one)
+    assert store.reject(owner, op.id, expected_revision=op.revision, idempotency_key="r", now=day_one).state == "rejected"
+    c = original(owner, "The owner prefers Celsius.", subject="temperature")  # same claims, new IDs and subject
+    d = original(owner, "The owner reads temperatures in the morning.", subject="temperature")
+    assert by_kind(process(store, owner, [c, d], day_one + timedelta(days=1)), "summarize_related") == []
+
+
+def test_review_keeps_working_with_processing_switched_off(owner, enabled, store, day_one, settings):
+    (op,) = process(store, owner, celsius(owner), day_one)
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
+    assert approve(store, owner, op, day_one).state == "committed"

@@ -119,3 +119,21 @@ def test_the_audit_of_a_processed_group_holds_no_source_text(owner, enabled, sto
         rows = list(ReconsolidationAudit.objects.values_list("event", "reason", "counts"))
     assert ("operation_proposed", "merge_equivalent") in {(e, r) for e, r, _ in rows}
     assert "Celsius" not in repr(rows)
+
+
+def test_a_provider_crash_charges_the_full_reservation_and_counts_a_failed_attempt(owner, enabled, store, day_one,
+                                                                                monkeypatch):
+    from reconsolidation.providers import rules
+
+    def crash(sources):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(rules, "propose", crash)
+    a, b = (original(owner, "The owner prefers Celsius.", subject="units") for _ in range(2))
+    lease, group = claimed_group(store, owner, [a, b], day_one)
+    assert process_group(store, owner, group, now=day_one) == ()
+    (row,), _ = spend_of(owner)
+    assert (row.state, row.charged_usd) == ("unknown", bounds.RECON_RULES_CALL_USD)
+    with owner_context(owner):
+        group_row = ReconsolidationGroup.objects.get()
+    assert (group_row.state, group_row.retry_count, group_row.reason) == ("pending", 1, "provider_error")
