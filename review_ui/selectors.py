@@ -98,6 +98,7 @@ class Detail:
     derived_kind: str = ""
     derived_status: str = ""
     derived_revision: int = 0
+    derived_flags: tuple[str, ...] = ()  # owner controls in force: "dismissed", "not here"
     notice: str = ""
     actions: frozenset[str] = field(default_factory=frozenset)
 
@@ -154,8 +155,10 @@ def operation_detail(principal: Principal, operation_id: UUID) -> Detail:
     claims, omitted, notice = _claims(view, row, derived, found, canonical)
     extra = {}
     if derived is not None:
+        flags = tuple(label for label, attr in (("dismissed", "dismissed_at"), ("not here", "restricted_at"))
+                      if getattr(derived, attr, None) is not None)
         extra = dict(derived_id=derived.id, derived_kind=derived.kind, derived_status=derived.status,
-                     derived_revision=derived.revision)
+                     derived_revision=derived.revision, derived_flags=flags)
     return Detail(**base, withheld=False, originals=originals, claims=claims, omitted=omitted, notice=notice,
                   actions=_actions(view, withheld=False, derived=derived), **extra)
 

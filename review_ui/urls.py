@@ -13,6 +13,7 @@ urlpatterns = [
     path("assets/<str:name>", views.asset, name="asset"),
     path("operations/<uuid:operation_id>", views.detail, name="detail"),
     path("operations/<uuid:operation_id>/undo-preview", views.undo_preview, name="undo-preview"),
+    path("operations/<uuid:operation_id>/derived/<str:action>", views.derived_action, name="derived-action"),
     path("operations/<uuid:operation_id>/<str:action>", views.operation_action, name="operation-action"),
     path("sources/<uuid:memory_id>", views.source, name="source"),
 ]

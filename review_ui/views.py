@@ -39,6 +39,11 @@ FEEDBACK = {  # fixed phrases a redirect may name by code
     "not_true": "Marked not true: it is retired and will not be recreated.",
     "deleted": "Deleted.",
 }
+DERIVED_ACTIONS = (  # (action, button label, destructive)
+    ("dismiss", "Dismiss", False), ("not_here", "Not here", False), ("not_true", "Not true", True),
+    ("delete", "Delete", True),
+)
+DERIVED_FEEDBACK = {"dismiss": "dismissed", "not_here": "not_here", "not_true": "not_true", "delete": "deleted"}
 OPERATION_ACTIONS = {"approve": (review.approve, "approved"), "reject": (review.reject, "rejected"),
                      "undo": (undo.undo, "undone")}
 
@@ -94,13 +99,16 @@ def _journal_context(request: HttpRequest, page, lens: str, state: str) -> dict:
 
 
 def _detail(request: HttpRequest, operation_id: UUID, *, template: str = "review/detail.html", status: int = 200,
-            feedback: str = "", tone: str = "success", retained: dict | None = None) -> HttpResponse:
+            feedback: str = "", tone: str = "success", retained: dict | None = None,
+            retained_derived: dict | None = None) -> HttpResponse:
     try:
         detail = selectors.operation_detail(request.review.principal, operation_id)
     except NotFound:
         raise Http404()
     form = retained or {"expected_revision": detail.operation.revision, "idempotency_key": new_key()}
+    derived_form = retained_derived or {"expected_revision": detail.derived_revision, "idempotency_key": new_key()}
     return render(request, template, {"detail": detail, "form": form, "feedback": feedback, "tone": tone,
+                                      "derived_form": derived_form, "derived_actions": DERIVED_ACTIONS,
                                       "can_write": request.review.can_write, "undo_explanation": selectors.UNDO_EXPLANATION},
                   status=status)
 
@@ -144,6 +152,56 @@ def operation_action(request: HttpRequest, operation_id: UUID, action: str) -> H
                        feedback="That did not work. Nothing was changed; you can retry the same request.")
     log.info("review %s operation=%s", action, operation_id)
     return HttpResponseRedirect(f"{reverse('review:detail', args=[operation_id])}?feedback={code}", status=303)
+
+
+@require_POST
+@review_page
+def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> HttpResponse:
+    """Dismiss / not here / not true / delete on the operation's derived memory, through the
+    governed derived service (its rules, its receipts). The derived revision the page showed
+    is part of the request, so a retry of the same form is the same request."""
+    from memory.services.receipts import request_sha256
+    from reconsolidation import derived
+
+    if action not in DERIVED_FEEDBACK:
+        raise Http404()
+    if not request.review.can_write:
+        return _detail(request, operation_id, status=403, tone="failure",
+                       feedback="This sign-in may read but not change memory.")
+    form = ActionForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, operation_id, status=400, tone="failure", feedback="The request was malformed.")
+    values = form.cleaned_data
+    try:
+        current = selectors.operation_detail(request.review.principal, operation_id)
+    except NotFound:
+        raise Http404()
+    if current.derived_id is None:
+        raise Http404()
+    if current.derived_revision != values["expected_revision"] or "delete" not in current.actions:
+        return _detail(request, operation_id, status=409, tone="conflict",
+                       feedback="Conflict: this item changed since you opened it. Here it is as it is now.")
+    digest = request_sha256(route=f"review.derived.{action}", params={"id": str(current.derived_id)},
+                            body={"expected_revision": values["expected_revision"]})
+    try:
+        if action == "delete":
+            derived.derived_delete(request.review.principal, current.derived_id, ceiling=selectors.CEILING,
+                                   idempotency_key=values["idempotency_key"], request_sha256=digest)
+        else:
+            derived.derived_review(request.review.principal, current.derived_id, action=action,
+                                   ceiling=selectors.CEILING, idempotency_key=values["idempotency_key"],
+                                   request_sha256=digest)
+    except NotFound:
+        raise Http404()
+    except Conflict:
+        return _detail(request, operation_id, status=409, tone="conflict",
+                       feedback="Conflict: this item changed since you opened it. Here it is as it is now.")
+    except MemoryError_:
+        return _detail(request, operation_id, status=400, tone="failure", retained_derived=values,
+                       feedback="That did not work. Nothing was changed; you can retry the same request.")
+    log.info("review derived %s operation=%s", action, operation_id)
+    return HttpResponseRedirect(
+        f"{reverse('review:detail', args=[operation_id])}?feedback={DERIVED_FEEDBACK[action]}", status=303)
 
 
 @require_GET

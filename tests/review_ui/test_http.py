@@ -208,3 +208,31 @@ def test_no_url_redirect_or_log_line_carries_private_content(bank, caplog):
     urls.append(redirect["Location"])
     assert not [u for u in urls if SECRET in u or "Celsius" in u]
     assert SECRET not in caplog.text and bank.token not in caplog.text
+
+
+def _derived_post(client, bank, action, **changes):
+    url = f"/review/operations/{bank.summary.id}/derived/{action}"
+    fields = form_fields(client.get(f"/review/operations/{bank.summary.id}").content.decode(), url)
+    fields.update(changes)
+    return client.post(url, fields)
+
+
+def test_not_here_and_not_true_go_through_the_derived_service(db):
+    bank = build_bank(approve_kinds=("summary",))
+    client = signed_in(bank.token)
+    response = _derived_post(client, bank, "not_here")
+    assert response.status_code == 303 and response["Location"].endswith("feedback=not_here")
+    assert "not here" in client.get(response["Location"]).content.decode()
+    response = _derived_post(client, bank, "not_true")
+    assert response.status_code == 303
+    html = client.get(response["Location"]).content.decode()
+    assert "Invalidated" in html and SECRET not in html  # retired: content-free, its clauses purged
+    assert "action-not_true" not in html
+
+
+def test_a_derived_action_at_a_stale_revision_is_a_conflict_without_effect(db):
+    bank = build_bank(approve_kinds=("summary",))
+    client = signed_in(bank.token)
+    response = _derived_post(client, bank, "delete", expected_revision="9")
+    assert response.status_code == 409 and "Conflict:" in response.content.decode()
+    assert "action-delete" in response.content.decode()

@@ -203,3 +203,22 @@ def test_sign_out_clears_the_cookie_and_the_journal_needs_a_new_sign_in(page):
     page.goto("/review/")
     assert page.url.endswith("/review/sign-in")
     screenshot(page, "signed_out")
+
+
+def test_deleting_a_summary_retires_it_and_keeps_its_originals(page):
+    bank = build_bank(approve_kinds=("summary",))
+    sign_in(page, bank.token)
+    open_card(page, bank.summary.id)
+    page.click("#action-dismiss")
+    page.wait_for_url(re.compile(r"feedback=dismissed"))
+    expect(page.locator("#derived-status")).to_contain_text("dismissed")
+    page.click("#action-delete")
+    page.wait_for_url(re.compile(r"feedback=deleted"))
+    expect(page.locator("#feedback")).to_contain_text("Deleted")
+    expect(page.locator("#detail-state")).to_have_text("Invalidated")
+    expect(page.locator(".claim")).to_have_count(0)
+    expect(page.locator("#action-delete")).to_have_count(0)
+    c, _d = bank.originals["summary"]
+    page.goto(f"/review/sources/{c.id}")
+    expect(page.locator("#source-statement")).to_have_text(c.statement)  # the original is untouched
+    screenshot(page, "summary_deleted")
