@@ -222,6 +222,12 @@ class DerivedMemory(OwnedModel):
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
     erased_at = models.DateTimeField(null=True, blank=True)
+    # Owner controls (reconsolidation.derived): review flags, a local-scope restriction
+    # overlaid on the immutable projection (not here), retirement (not true). No prose.
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    dismissed_at = models.DateTimeField(null=True, blank=True)
+    restricted_at = models.DateTimeField(null=True, blank=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -109,7 +109,7 @@ def revalidate(principal: Principal, now: datetime, operation_id: Optional[UUID]
     return len(failed)
 
 
-def _available(row: ReconsolidationOperation, ceiling: str, now: datetime) -> Optional[dict[UUID, str]]:
+def available_support(row: ReconsolidationOperation, ceiling: str, now: datetime) -> Optional[dict[UUID, str]]:
     """Each input's statement when *every* input is currently available; else None."""
     from memory.models import Memory
 
@@ -153,7 +153,7 @@ def _content(row: ReconsolidationOperation, statements: dict[UUID, str]) -> tupl
 
 
 def _render(row: ReconsolidationOperation, ceiling: str, now: datetime) -> OwnerOperation:
-    statements = _available(row, ceiling, now)
+    statements = available_support(row, ceiling, now)
     content, links = _content(row, statements) if statements is not None else (None, ())
     return OwnerOperation(
         id=row.id, kind=row.kind, state=row.state, revision=row.revision, reason=row.reason, policy=row.policy,

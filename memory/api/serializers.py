@@ -14,6 +14,7 @@ named ``MemoryCreateRequest`` and so on.
 from __future__ import annotations
 
 from django.conf import settings
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from memory import vocabulary as v
@@ -59,8 +60,71 @@ class MemorySerializer(serializers.Serializer):
     sources = SourceSerializer(many=True)
 
 
+class DerivedClauseSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    source_ids = serializers.ListField(child=serializers.UUIDField())
+
+
+class DerivedContentSerializer(serializers.Serializer):
+    subject = serializers.CharField(allow_blank=True)
+    belief_type = serializers.ChoiceField(choices=v.BELIEF_TYPES)
+    clauses = DerivedClauseSerializer(many=True)
+    scope = serializers.CharField()
+    portable = serializers.BooleanField()
+    sensitivity = serializers.ChoiceField(choices=v.SENSITIVITIES)
+    authority = serializers.ChoiceField(choices=v.AUTHORITIES, help_text="The weakest authority of its support.")
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0)
+    evidence_at = serializers.DateTimeField()
+    valid_from = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+
+
+class DerivedSupportSerializer(serializers.Serializer):
+    memory_id = serializers.UUIDField()
+    content_revision = serializers.IntegerField(min_value=1)
+    omitted = serializers.BooleanField(help_text="A summary input that no clause cites.")
+
+
+class DerivedMemorySerializer(serializers.Serializer):
+    """A summary or hypothesis (only with include_derived=true, or a derived ID on the
+    detail/review/erase routes while the reconsolidation API is enabled). Never an original."""
+
+    id = serializers.UUIDField()
+    # Documented in prose: an enum here would collide with recall's record_kind enum name.
+    record_kind = serializers.CharField(help_text="summary or hypothesis (never an original belief).")
+    operation_id = serializers.UUIDField(help_text="See /v1/memory-reconsolidations/{id}.")
+    revision = serializers.IntegerField(min_value=1)
+    status = serializers.ChoiceField(choices=("active", "retired"))
+    review_flag = serializers.BooleanField(help_text="True until the owner marks it reviewed or dismisses it.")
+    reviewed_at = serializers.DateTimeField(allow_null=True)
+    dismissed_at = serializers.DateTimeField(allow_null=True)
+    restricted = serializers.BooleanField(help_text="The owner's not_here local-scope restriction.")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    content = DerivedContentSerializer(allow_null=True, help_text=(
+        "Null unless it is active and every supporting original is available under the ceiling."))
+    sources = DerivedSupportSerializer(many=True, help_text="Complete support, or empty with null content.")
+
+
+def render_memory_or_derived(value) -> dict:
+    """Originals render exactly as before; derived values (they carry record_kind) as derived."""
+    if hasattr(value, "record_kind"):
+        return DerivedMemorySerializer(value).data
+    return MemorySerializer(value).data
+
+
+@extend_schema_field(PolymorphicProxySerializer(
+    component_name="MemoryOrDerived", serializers=[MemorySerializer, DerivedMemorySerializer],
+    resource_type_field_name=None,
+))
+class MemoryOrDerivedField(serializers.Field):
+    def to_representation(self, value):
+        return render_memory_or_derived(value)
+
+
 class MemoryPageSerializer(serializers.Serializer):
-    items = MemorySerializer(many=True)
+    items = serializers.ListField(child=MemoryOrDerivedField(), help_text=(
+        "Originals; with include_derived=true also active derived rows (record_kind, operation_id)."))
     next_cursor = serializers.CharField(
         allow_null=True, help_text="Opaque; pass back as ?cursor= with the same filters and ceiling.",
     )

@@ -23,9 +23,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory import selectors, services, vocabulary
-from memory.api import cursors, inputs, parsing, schema
+from memory.api import cursors, derived_hook, inputs, parsing, schema
 from memory.api.serializers import (
-    EventAppendSerializer, EventSerializer, MemoryCreateSerializer, MemoryPageSerializer,
+    DerivedMemorySerializer, EventAppendSerializer, EventSerializer, MemoryCreateSerializer, MemoryPageSerializer,
     MemoryReviewSerializer, MemorySerializer, SessionCreateSerializer, SessionSerializer,
 )
 from memory.services import ceilings, receipts
@@ -37,6 +37,18 @@ from veetbot.rls import owner_context
 # "all" lists every live status; erased beliefs ("deleted") do not exist for readers.
 LIST_STATUSES = ("active", "retracted", "expired", "all")
 DEFAULT_LIST_STATUS = "active"
+# Derived rows are only ever currently valid and active: they join active and all pages.
+DERIVED_LIST_STATUSES = ("active", "all")
+DERIVED_NOTE = (" A derived ID (summary or hypothesis) answers the DerivedMemory shape through the governed "
+                "derived service while AGENT_MEMORY_RECONSOLIDATION_API_ENABLED is on; otherwise not_found.")
+
+
+def _derived_surface(principal: Principal, memory_id) -> "derived_hook.DerivedSurface | None":
+    """The derived surface when ``memory_id`` names a derived memory and it is enabled."""
+    surface = derived_hook.available()
+    if surface is not None and surface.is_derived(principal, memory_id):
+        return surface
+    return None
 
 
 class ApiSurface:
@@ -80,6 +92,13 @@ class MemoryCollectionView(OwnerApiView):
     @extend_schema(
         operation_id="memories_list", tags=["memories"],
         summary="List memories, newest store position first, in cursor pages.",
+        # Described here rather than as a parameter: the documented parameter set of this
+        # route is frozen (tests/api/test_openapi_schema.py) for existing clients.
+        description=(
+            "Optional query parameter include_derived=true|false (default false): true merges currently valid "
+            "active summaries and hypotheses (DerivedMemory rows: record_kind, operation_id) into active/all pages "
+            "by store position then ID; refused as validation_error while the reconsolidation API is off. "
+            "Absent or false, the page is exactly the originals."),
         parameters=[
             schema.CEILING,
             OpenApiParameter("status", str, enum=list(LIST_STATUSES), default=DEFAULT_LIST_STATUS,
@@ -102,8 +121,15 @@ class MemoryCollectionView(OwnerApiView):
             "limit": parsing.Param(parsing.bounded_int(1, settings.MEMORY_PAGE_MAX_ITEMS),
                                    default=settings.MEMORY_PAGE_DEFAULT_ITEMS),
             "cursor": parsing.Param(str),  # judged by cursors.decode, as one "invalid"
+            "include_derived": parsing.Param(parsing.choice(("true", "false")), default="false"),
         })
         filters = {"status": q["status"], "belief_type": q["belief_type"], "scope": q["scope"]}
+        surface = None
+        if q["include_derived"] == "true":
+            surface = derived_hook.available()
+            if surface is None:
+                raise api_errors.ValidationFailed([api_errors.problem("include_derived", "unavailable")])
+            filters["include_derived"] = True  # only then: ordinary cursors stay byte-identical
         bound_to = cursors.fingerprint(principal=self.principal, ceiling=q["ceiling"], filters=filters)
         after = cursors.decode(q["cursor"], bound_to=bound_to) if q["cursor"] is not None else None
         with owner_context(self.principal):
@@ -112,12 +138,17 @@ class MemoryCollectionView(OwnerApiView):
                 status=None if q["status"] == "all" else q["status"],
                 belief_type=q["belief_type"], scope=q["scope"],
             )
-        page = rows[: q["limit"]]
+            positioned = [(row.store_position, row) for row in rows]
+            if surface is not None and q["status"] in DERIVED_LIST_STATUSES:
+                positioned += surface.browse(self.principal, ceiling=q["ceiling"], limit=q["limit"] + 1, after=after,
+                                             belief_type=q["belief_type"], scope=q["scope"])
+                positioned.sort(key=lambda item: (-item[0], item[1].id))
+        page = positioned[: q["limit"]]
         next_cursor = (
-            cursors.encode(store_position=page[-1].store_position, memory_id=page[-1].id, bound_to=bound_to)
-            if len(rows) > q["limit"] else None
+            cursors.encode(store_position=page[-1][0], memory_id=page[-1][1].id, bound_to=bound_to)
+            if len(positioned) > q["limit"] else None
         )
-        return Response(MemoryPageSerializer({"items": page, "next_cursor": next_cursor}).data)
+        return Response(MemoryPageSerializer({"items": [value for _, value in page], "next_cursor": next_cursor}).data)
 
     @extend_schema(
         operation_id="memories_create", tags=["memories"],
@@ -151,12 +182,15 @@ class MemoryDetailView(OwnerApiView):
 
     @extend_schema(
         operation_id="memories_retrieve", tags=["memories"], summary="One memory, if visible under the ceiling.",
+        description=DERIVED_NOTE.strip(),
         parameters=[schema.path_id("memory_id", "memory"), schema.CEILING],
         responses={200: MemorySerializer, **schema.READ_ERRORS},
     )
     def get(self, request, memory_id: str):
         memory_id = parsing.path_id(memory_id)
         q = parsing.query(request, {"ceiling": _ceiling()})
+        if (surface := _derived_surface(self.principal, memory_id)) is not None:
+            return Response(DerivedMemorySerializer(surface.get(self.principal, memory_id, ceiling=q["ceiling"])).data)
         with owner_context(self.principal):
             memory = selectors.memory_get(memory_id=memory_id, ceiling=q["ceiling"])
         return Response(MemorySerializer(memory).data)
@@ -164,7 +198,7 @@ class MemoryDetailView(OwnerApiView):
     @extend_schema(
         operation_id="memories_erase", tags=["memories"],
         summary="Erase a memory (its text is removed for good; the cited messages stay).",
-        description="Answers 204 with no body; a replay with the same Idempotency-Key answers 204 again.",
+        description="Answers 204 with no body; a replay with the same Idempotency-Key answers 204 again." + DERIVED_NOTE,
         parameters=[schema.path_id("memory_id", "memory"), schema.CEILING, schema.IDEMPOTENCY_KEY, schema.REPLAYED],
         request=None,
         responses={204: OpenApiResponse(description="Erased."), **schema.WRITE_ERRORS},
@@ -175,6 +209,13 @@ class MemoryDetailView(OwnerApiView):
         key = parsing.idempotency_key(request)
         parsing.no_body(request)
         principal, now = self.principal, utcnow()
+        request_sha256 = receipts.request_sha256(
+            route="memories.erase", params={"memory_id": str(memory_id), "ceiling": q["ceiling"]}, body=None,
+        )
+        if (surface := _derived_surface(principal, memory_id)) is not None:
+            surface.delete(principal, memory_id, ceiling=q["ceiling"], idempotency_key=key,
+                           request_sha256=request_sha256)
+            return Response(None, status=204)
 
         def write() -> receipts.Written:
             ceilings.memory_erase_within_ceiling(
@@ -183,10 +224,7 @@ class MemoryDetailView(OwnerApiView):
             return receipts.Written(status_code=204, resource_kind="memory", resource_id=memory_id)
 
         outcome = receipts.idempotent_write(
-            principal=principal, key=key, now=now, write=write,
-            request_sha256=receipts.request_sha256(
-                route="memories.erase", params={"memory_id": str(memory_id), "ceiling": q["ceiling"]}, body=None,
-            ),
+            principal=principal, key=key, now=now, write=write, request_sha256=request_sha256,
         )
         return _respond(outcome, MemorySerializer)
 
@@ -199,6 +237,7 @@ class MemoryReviewView(OwnerApiView):
         operation_id="memories_review", tags=["memories"],
         summary="Owner review: mark_reviewed, not_true (retract and block the claim), "
                 "not_here (stop it crossing scopes), dismiss.",
+        description=DERIVED_NOTE.strip() + " On a derived memory not_true retires it (content-free, blocks recreation).",
         parameters=[schema.path_id("memory_id", "memory"), schema.CEILING, schema.IDEMPOTENCY_KEY, schema.REPLAYED],
         request=MemoryReviewSerializer,
         responses={200: MemorySerializer, **schema.WRITE_ERRORS},
@@ -209,6 +248,12 @@ class MemoryReviewView(OwnerApiView):
         key = parsing.idempotency_key(request)
         body, data = parsing.body(request, inputs.MemoryReview)
         principal, now = self.principal, utcnow()
+        if (surface := _derived_surface(principal, memory_id)) is not None:
+            derived = surface.review(principal, memory_id, action=body.action, ceiling=q["ceiling"],
+                                     idempotency_key=key, request_sha256=receipts.request_sha256(
+                                         route="memories.review",
+                                         params={"memory_id": str(memory_id), "ceiling": q["ceiling"]}, body=data))
+            return Response(DerivedMemorySerializer(derived).data)
 
         def write() -> receipts.Written:
             reviewed = ceilings.memory_review_within_ceiling(

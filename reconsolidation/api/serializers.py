@@ -43,7 +43,7 @@ class ClauseSerializer(serializers.Serializer):
 
 
 class OperationContentSerializer(serializers.Serializer):
-    record_kind = inline_enum(("summary", "hypothesis"), nullable=True)
+    record_kind = serializers.CharField(allow_null=True, help_text="summary, hypothesis, or null (other kinds).")
     derived_id = serializers.UUIDField(allow_null=True, help_text="The active derived memory, if any.")
     canonical_id = serializers.UUIDField(allow_null=True, help_text="A committed merge's canonical original.")
     clauses = ClauseSerializer(many=True)

@@ -30,14 +30,14 @@ def restore_schema(live_db):
     yield
     for alias in ("default", "owner"):
         connections[alias].close()
-    migrate("0003")
+    migrate("0004")
 
 
 def test_an_empty_reconsolidation_schema_downgrades_and_upgrades_again(restore_schema, settings):
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
     migrate("zero")
     assert tables_present() == set()
-    migrate("0003")
+    migrate("0004")
     assert tables_present() == set(TABLES)
 
 

@@ -1,0 +1,285 @@
+"""The governed derived-memory service: owner lookup, browse and controls of summaries and
+hypotheses (``DerivedMemory``), never through a fake single-session original.
+
+Reads return ``DerivedView``, an allowlist: id, record_kind, operation_id, revision,
+active/retired status, review flag (and its instants), the local-scope restriction,
+creation/update times, then — only while the projection is active, its operation
+committed and *every* supporting original currently available under the ceiling — the
+content (extractive clauses with their inherited subject, type, scope, portability,
+sensitivity, authority, confidence and evidence/validity clocks) and the complete
+support links (omitted summary inputs included). Otherwise content is null and there are
+no links: never a partial count. Deleted (erased) or above-ceiling rows are NotFound.
+
+Controls, each one unit of work under the owner lock, idempotent through receipts in the
+owner's memory-write key namespace (resource kind ``derived``):
+
+* ``mark_reviewed`` / ``dismiss`` set review instants only (no truth, no authority);
+* ``not_here`` overlays a local-scope restriction (``restricted_at``): the immutable
+  projection and its support are untouched, recall stops offering it outside its scope;
+* ``not_true`` retires it: hash-only ``owner_rejection`` blocks (the namespaced summary
+  claim signature plus the operation's recorded signatures) stop recreation from the
+  same or copied evidence, its operation is invalidated, the clauses are purged; the
+  answer is the retired, content-free view;
+* ``delete`` does the same and marks the copy erased, so lookup becomes NotFound; a
+  replay answers the same content-free success.
+
+Originals are never touched. Nothing here logs or persists prose: receipts and blocks
+hold digests and opaque IDs only.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable, Literal, Optional
+from uuid import UUID
+
+from django.db.models import F, Q
+from pydantic import AwareDatetime, BaseModel, ConfigDict
+
+from memory import vocabulary
+from memory.models import IdempotencyReceipt, Memory
+from memory.services.owner_state import lock_owner
+from memory.services.receipts import KeyReused, key_sha256
+from reconsolidation import apply, blocks
+from reconsolidation.errors import Invalid, NotFound
+from reconsolidation.leases import audit
+from reconsolidation.models import DerivedMemory, ReconsolidationOperation
+from reconsolidation.owner_views import available_support
+from veetbot.clock import require_aware, utcnow
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+RESOURCE_KIND = "derived"
+REVIEW_ACTIONS = ("mark_reviewed", "dismiss", "not_here", "not_true")
+BROWSE_BATCH = 100  # rows read per batch while filling a page (unavailable rows are skipped)
+
+
+class _Value(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DerivedClause(_Value):
+    text: str
+    source_ids: tuple[UUID, ...]
+
+
+class DerivedContent(_Value):
+    subject: str
+    belief_type: str
+    clauses: tuple[DerivedClause, ...]
+    scope: str
+    portable: bool
+    sensitivity: str
+    authority: str
+    confidence: float
+    evidence_at: AwareDatetime
+    valid_from: AwareDatetime
+    expires_at: Optional[AwareDatetime]
+
+
+class SupportLink(_Value):
+    memory_id: UUID
+    content_revision: int
+    omitted: bool  # a summary input no clause cites
+
+
+class DerivedView(_Value):
+    id: UUID
+    record_kind: Literal["summary", "hypothesis"]
+    operation_id: UUID
+    revision: int
+    status: Literal["active", "retired"]
+    review_flag: bool  # neither reviewed nor dismissed yet
+    reviewed_at: Optional[AwareDatetime]
+    dismissed_at: Optional[AwareDatetime]
+    restricted: bool  # the owner's "not here" local-scope restriction
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+    content: Optional[DerivedContent]
+    sources: tuple[SupportLink, ...]
+
+
+# --- reads -------------------------------------------------------------------------------
+
+def _weakest_authority(values) -> str:
+    order = vocabulary.AUTHORITIES
+    return max(values, key=order.index) if values else order[-1]
+
+
+def _view(row: DerivedMemory, operation: ReconsolidationOperation, ceiling: str, now: datetime) -> DerivedView:
+    active = row.status == "active" and row.retired_at is None and operation.state == "committed"
+    statements = available_support(operation, ceiling, now) if active else None
+    content, links = None, ()
+    if statements is not None and row.clauses:
+        cited = {i for clause in row.clauses for i in clause["source_ids"]}
+        authorities = list(Memory.objects.filter(id__in=list(operation.input_ids)).values_list("authority", flat=True))
+        content = DerivedContent(
+            subject=row.subject, belief_type=row.belief_type, scope=row.scope, portable=row.portable,
+            clauses=tuple(DerivedClause(text=c["text"], source_ids=tuple(UUID(i) for i in c["source_ids"]))
+                          for c in row.clauses),
+            sensitivity=row.sensitivity, authority=_weakest_authority(authorities), confidence=row.confidence,
+            evidence_at=row.evidence_at, valid_from=row.valid_from, expires_at=row.expires_at,
+        )
+        links = tuple(SupportLink(memory_id=i, content_revision=r, omitted=str(i) not in cited)
+                      for i, r in zip(operation.input_ids, operation.input_revisions))
+    return DerivedView(
+        id=row.id, record_kind=row.kind, operation_id=row.operation_id, revision=row.revision,
+        status="active" if active else "retired", review_flag=row.reviewed_at is None and row.dismissed_at is None,
+        reviewed_at=row.reviewed_at, dismissed_at=row.dismissed_at, restricted=row.restricted_at is not None,
+        created_at=row.created_at, updated_at=row.updated_at, content=content, sources=links,
+    )
+
+
+def _visible(ceiling: str):
+    if ceiling not in vocabulary.SENSITIVITIES:
+        raise Invalid("ceiling: unknown")
+    allowed = vocabulary.SENSITIVITIES[: vocabulary.SENSITIVITY_RANK[ceiling] + 1]
+    return DerivedMemory.objects.filter(erased_at__isnull=True, status__in=("active", "invalidated"),
+                                        sensitivity__in=allowed)
+
+
+def _row(derived_id: UUID, ceiling: str, *, lock: bool = False) -> DerivedMemory:
+    rows = _visible(ceiling).filter(id=derived_id)
+    row = (rows.select_for_update() if lock else rows).first()
+    if row is None:
+        raise NotFound("derived")
+    return row
+
+
+def is_derived(principal: Principal, memory_id: UUID) -> bool:
+    """Whether an ID names one of the owner's derived memories (any state): routing only."""
+    with owner_context(principal):
+        return DerivedMemory.objects.filter(id=memory_id).exists()
+
+
+def derived_get(principal: Principal, derived_id: UUID, *, ceiling: str,
+                now: Optional[datetime] = None) -> DerivedView:
+    with owner_context(principal):
+        now = require_aware(now) if now is not None else utcnow()
+        row = _row(derived_id, ceiling)
+        return _view(row, ReconsolidationOperation.objects.get(id=row.operation_id), ceiling, now)
+
+
+def derived_browse(principal: Principal, *, ceiling: str, limit: int, after: Optional[tuple[int, UUID]] = None,
+                   belief_type: Optional[str] = None, scope: Optional[str] = None,
+                   now: Optional[datetime] = None) -> list[tuple[int, DerivedView]]:
+    """Up to ``limit`` currently valid active derived rows in (store_position desc, id asc)
+    order strictly after ``after``, each with its position. Rows whose support is not
+    available are skipped without discarding the rest (read in batches of
+    ``BROWSE_BATCH``)."""
+    with owner_context(principal):
+        now = require_aware(now) if now is not None else utcnow()
+        rows = _visible(ceiling).filter(
+            status="active", retired_at__isnull=True, store_position__isnull=False, valid_from__lte=now,
+        ).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        if belief_type:
+            rows = rows.filter(belief_type=belief_type)
+        if scope:
+            rows = rows.filter(scope=scope)
+        found: list[tuple[int, DerivedView]] = []
+        cursor = after
+        while len(found) < limit:
+            batch = rows
+            if cursor is not None:
+                position, last_id = cursor
+                batch = batch.filter(Q(store_position__lt=position) | Q(store_position=position, id__gt=last_id))
+            batch = list(batch.order_by("-store_position", "id")[:BROWSE_BATCH])
+            operations = {o.id: o for o in ReconsolidationOperation.objects.filter(
+                id__in=[r.operation_id for r in batch])}
+            for row in batch:
+                view = _view(row, operations[row.operation_id], ceiling, now)
+                if view.content is not None:
+                    found.append((row.store_position, view))
+                    if len(found) == limit:
+                        break
+            if len(batch) < BROWSE_BATCH:
+                break
+            cursor = (batch[-1].store_position, batch[-1].id)
+        return found
+
+
+# --- idempotent owner controls -----------------------------------------------------------
+
+def _once(principal: Principal, key: str, request: str, derived_id: UUID, now: datetime, status_code: int,
+          act: Callable[[], None], replay: Callable[[], Optional[DerivedView]]) -> Optional[DerivedView]:
+    """Run ``act`` once per (owner, key) and record its receipt with it; the same key and
+    request replays (``replay``), any other request with the key is KeyReused."""
+    digest = key_sha256(key)
+    receipt = IdempotencyReceipt.objects.filter(key_sha256=digest).first()
+    if receipt is not None:
+        if receipt.request_sha256 != request or receipt.resource_kind != RESOURCE_KIND:
+            raise KeyReused()
+        return replay()
+    act()
+    IdempotencyReceipt.objects.create(
+        tenant_id=principal.tenant_id, principal_id=principal.principal_id, key_sha256=digest,
+        request_sha256=request, status_code=status_code, resource_kind=RESOURCE_KIND, resource_id=derived_id,
+        created_at=now,
+    )
+    return replay()
+
+
+def _signatures(principal: Principal, row: DerivedMemory, operation: ReconsolidationOperation) -> set[str]:
+    """Hash-only block signatures: the operation's recorded ones and, while the clauses are
+    still there, the namespaced claim/attribution signature of the rendered clause set."""
+    found = apply.recorded_signatures(principal, operation)
+    if row.clauses:
+        first = Memory.objects.filter(id=operation.input_ids[0]).values_list("attribution", flat=True).first()
+        if first is not None:
+            found.add(blocks.summary_claims(first, [c["text"] for c in row.clauses]))
+    return found
+
+
+def _retire(principal: Principal, row: DerivedMemory, now: datetime, *, erase: bool, reason: str) -> None:
+    if row.retired_at is not None and not erase:
+        return  # already retired: nothing further to suppress
+    operation = ReconsolidationOperation.objects.select_for_update().get(id=row.operation_id)
+    installed = blocks.install(principal, _signatures(principal, row, operation), reason="owner_rejection",
+                               operation_id=operation.id, now=now)
+    if operation.state == "committed":
+        operation.state, operation.invalidated_at, operation.revision = "invalidated", now, operation.revision + 1
+        operation.reason, operation.updated_at = reason, now
+        operation.save(update_fields=["state", "invalidated_at", "revision", "reason", "updated_at"])
+    changes = {"status": "erased" if erase else "invalidated", "clauses": [], "subject": "", "updated_at": now,
+               "revision": F("revision") + 1}
+    if erase:
+        changes["erased_at"] = now
+    if row.retired_at is None:
+        changes["retired_at"] = now
+    DerivedMemory.objects.filter(id=row.id).update(**changes)
+    audit(principal, f"derived_{reason}", now, reason=reason, operation_id=operation.id, counts={"blocks": installed})
+
+
+def derived_review(principal: Principal, derived_id: UUID, *, action: str, ceiling: str, idempotency_key: str,
+                   request_sha256: str, now: Optional[datetime] = None) -> DerivedView:
+    if action not in REVIEW_ACTIONS:
+        raise Invalid("action: unknown review action")
+    now = require_aware(now) if now is not None else utcnow()
+    with owner_context(principal):
+        lock_owner(principal)
+
+        def act() -> None:
+            row = _row(derived_id, ceiling, lock=True)
+            if action == "not_true":
+                _retire(principal, row, now, erase=False, reason="owner_not_true")
+                return
+            field = {"mark_reviewed": "reviewed_at", "dismiss": "dismissed_at", "not_here": "restricted_at"}[action]
+            changes = {field: now, "updated_at": now}
+            if action == "not_here":  # recall-visible: a new derived revision
+                changes["revision"] = F("revision") + 1
+            DerivedMemory.objects.filter(id=row.id).update(**changes)
+
+        # A replay revalidates current visibility: it renders the row as it is now.
+        return _once(principal, idempotency_key, request_sha256, derived_id, now, 200, act,
+                     lambda: derived_get(principal, derived_id, ceiling=ceiling, now=now))
+
+
+def derived_delete(principal: Principal, derived_id: UUID, *, ceiling: str, idempotency_key: str,
+                   request_sha256: str, now: Optional[datetime] = None) -> None:
+    now = require_aware(now) if now is not None else utcnow()
+    with owner_context(principal):
+        lock_owner(principal)
+
+        def act() -> None:
+            _retire(principal, _row(derived_id, ceiling, lock=True), now, erase=True, reason="owner_deleted")
+
+        _once(principal, idempotency_key, request_sha256, derived_id, now, 204, act, lambda: None)
