@@ -5,9 +5,10 @@ and the default provider of the maintenance pipeline. It proposes only what loca
 can establish:
 
 * ``merge_equivalent`` — one per equivalence class of two or more (``equivalence``);
-* ``flag_conflict`` — one per pair with the same subject and claim kind whose polarity
-  differs, or whose statements differ only in a number/quantity (a value difference). It
-  records the disagreement, never which side is true. Conflicting sources are left out of
+* ``flag_conflict`` — one per set of claims about the same thing (``conflict_key``: same
+  subject, claim kind and scope, statements equal once numbers are masked and case folded)
+  whose polarity differs or whose numbers differ (a value difference). It records the
+  disagreement, never which side is true. Conflicting sources are left out of
   summaries: an extractive bullet list would present both sides as facts;
 * ``summarize_related`` — one extractive summary per related component (``summaries``).
 
@@ -19,12 +20,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from itertools import combinations
 from typing import Sequence
 
 from reconsolidation import bounds, summaries
 from reconsolidation.domain import Proposal
-from reconsolidation.equivalence import canonical, creation_key, equivalence_classes, normalize
+from reconsolidation.equivalence import creation_key, equivalence_classes, normalize
 from reconsolidation.sources import SourceView
 
 PROVIDER = "rules"
@@ -35,16 +35,30 @@ HYPOTHESIS_ABSTENTION = "rules_abstain_hypothesis"
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-def _conflicting(a: SourceView, b: SourceView) -> str:
-    """The reason code of a conflict between two originals, or ''."""
-    if a.subject != b.subject or a.claim_kind != b.claim_kind or a.scope != b.scope:
-        return ""
-    left, right = normalize(a.statement), normalize(b.statement)
-    if a.polarity != b.polarity:
-        return "polarity_difference"
-    if left != right and _NUMBER.sub("#", left) == _NUMBER.sub("#", right):
-        return "value_difference"
-    return ""
+def conflict_key(view: SourceView) -> tuple:
+    """Claims about the same thing: subject, claim kind, scope and the statement with every
+    number masked and case folded. Members of one key that differ in polarity or in a
+    number disagree."""
+    return (view.subject, view.claim_kind, view.scope, _NUMBER.sub("#", normalize(view.statement)).casefold())
+
+
+def conflicts(classes) -> list[tuple[tuple[SourceView, ...], str]]:
+    """One conflict set per key shared by two or more equivalence classes (linear, so a
+    group of 32 yields at most 16 flags, not every pair)."""
+    by_key: dict[tuple, list[tuple[SourceView, ...]]] = {}
+    for members in classes:
+        by_key.setdefault(conflict_key(members[0]), []).append(members)
+    found = []
+    for grouped in by_key.values():
+        if len(grouped) < 2:
+            continue
+        views = tuple(view for members in grouped for view in members)
+        texts = {normalize(members[0].statement) for members in grouped}
+        reason = "polarity_difference" if len({v.polarity for v in views}) > 1 else (
+            "value_difference" if len(texts) > 1 else "")
+        if reason:
+            found.append((views, reason))
+    return found
 
 
 def _proposal(kind: str, views: Sequence[SourceView], reason: str, **extra) -> Proposal:
@@ -58,14 +72,10 @@ def propose(sources: Sequence[SourceView]) -> list[Proposal]:
         _proposal("merge_equivalent", members, "equivalence_key")
         for members in equivalence_classes(views) if len(members) >= 2
     ]
-    # Conflicts between classes (compared through their canonicals, reported over all members).
-    classes = equivalence_classes(views)
     conflicted = set()
-    for left, right in combinations(classes, 2):
-        reason = _conflicting(canonical(left), canonical(right))
-        if reason:
-            proposals.append(_proposal("flag_conflict", (*left, *right), reason))
-            conflicted.update(view.memory_id for view in (*left, *right))
+    for members, reason in conflicts(equivalence_classes(views)):
+        proposals.append(_proposal("flag_conflict", members, reason))
+        conflicted.update(view.memory_id for view in members)
     calm = [view for view in views if view.memory_id not in conflicted]
     for component in summaries.components(calm):
         plan = summaries.plan(component)

@@ -23,12 +23,19 @@ def test_one_merge_per_equivalence_class_of_two_or_more():
 def test_polarity_and_value_differences_are_flagged_and_kept_out_of_summaries():
     a = view(1, statement="The owner's flat is on floor 3.", subject="home")
     b = view(2, statement="The owner's flat is on floor 4.", subject="home")
-    c = view(3, statement="The owner likes the flat.", subject="home", polarity="negated")
+    c = view(3, statement="The owner's flat is on floor 5.", subject="home")
     d = view(4, statement="The owner waters the plants.", subject="home")
-    found = kinds(rules.propose([a, b, c, d]))
-    assert ("flag_conflict", {1, 2}, "value_difference") in found
-    assert ("flag_conflict", {1, 3}, "polarity_difference") in found
+    e = view(5, statement="The owner likes the garden.", subject="home")
+    f = view(6, statement="The owner likes the garden.", subject="home", polarity="negated")
+    found = kinds(rules.propose([a, b, c, d, e, f]))
+    assert [k for k in found if k[0] == "flag_conflict"] == [
+        ("flag_conflict", {1, 2, 3}, "value_difference"), ("flag_conflict", {5, 6}, "polarity_difference")]
     assert not [k for k in found if k[0] == "summarize_related"]  # only d is left unconflicted
+
+
+def test_conflict_flags_grow_linearly_with_the_group():
+    views = [view(n, statement=f"The owner paid {n} EUR.") for n in range(1, 33)]
+    assert kinds(rules.propose(views)) == [("flag_conflict", set(range(1, 33)), "value_difference")]
 
 
 def test_proposals_are_deterministic_whatever_the_input_order():
