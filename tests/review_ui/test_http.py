@@ -23,9 +23,16 @@ from veetbot.rls import owner_context
 COOKIE = bounds.REVIEW_COOKIE_NAME
 
 
-@pytest.fixture
-def bank(db):
+@pytest.fixture(scope="module")
+def shared_bank(committed_db):
     return build_bank()
+
+
+@pytest.fixture
+def bank(shared_bank, db):
+    """The module's committed bank, seen from inside this test's rolled-back transaction:
+    whatever a test changes (approvals, revocations) is undone after it."""
+    return shared_bank
 
 
 def signed_in(token: str, **client_options) -> Client:

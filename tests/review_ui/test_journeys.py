@@ -22,6 +22,13 @@ def browser():
         chromium.close()
 
 
+@pytest.fixture(scope="module")
+def shared(committed_db):
+    """One bank (merge and summary approved, conflict pending) for the journeys that only
+    read; each journey that writes builds its own owner."""
+    return build_bank(approve_kinds=("merge", "summary"))
+
+
 @pytest.fixture
 def page(browser, live_server):
     assert live_server.url.startswith("http://127.0.0.1:")
@@ -51,8 +58,8 @@ def feedback_in_view(page) -> None:
     assert box is not None and 0 <= box["y"] < 700
 
 
-def test_sign_in_exchanges_the_token_for_a_cookie_the_page_cannot_read(page):
-    bank = build_bank()
+def test_sign_in_exchanges_the_token_for_a_cookie_the_page_cannot_read(page, shared):
+    bank = shared
     sign_in(page, bank.token)
     expect(page.locator("li.card")).to_have_count(3)
     cookies = {c["name"]: c for c in page.context.cookies()}
@@ -64,8 +71,8 @@ def test_sign_in_exchanges_the_token_for_a_cookie_the_page_cannot_read(page):
     screenshot(page, "sign_in")
 
 
-def test_each_lens_shows_only_its_kind_and_cards_name_kind_and_state(page):
-    bank = build_bank(approve_kinds=("summary",))
+def test_each_lens_shows_only_its_kind_and_cards_name_kind_and_state(page, shared):
+    bank = shared
     sign_in(page, bank.token)
     expected = {"all": 3, "summaries": 1, "connections": 0, "conflicts": 1, "merges": 1}
     labels = {"summaries": "Summary", "conflicts": "Conflict", "merges": "Merge"}
@@ -84,14 +91,15 @@ def test_each_lens_shows_only_its_kind_and_cards_name_kind_and_state(page):
     page.click("#apply-state")
     expect(page.locator("li.card")).to_have_count(0)
     page.click('a.lens[data-lens="all"]')
-    expect(page.locator("li.card")).to_have_count(2)  # the state filter survives a lens change
+    expect(page.locator("li.card")).to_have_count(1)  # the state filter survives a lens change
+    expect(page.locator("li.card .kind")).to_have_text("Conflict")
     expect(page.locator("svg.chart g.day")).to_have_count(14)
     expect(page.locator("#status-mode")).to_have_text("reviewed")
     screenshot(page, "lenses")
 
 
-def test_detail_discloses_each_claims_sources_and_a_source_is_read_again(page):
-    bank = build_bank(approve_kinds=("summary",))
+def test_detail_discloses_each_claims_sources_and_a_source_is_read_again(page, shared):
+    bank = shared
     sign_in(page, bank.token)
     open_card(page, bank.summary.id)
     expect(page.locator("#derived-label")).to_contain_text("not an original memory")
@@ -111,8 +119,8 @@ def test_detail_discloses_each_claims_sources_and_a_source_is_read_again(page):
     screenshot(page, "source")
 
 
-def test_conflict_detail_shows_both_sides_with_the_fixed_notice(page):
-    bank = build_bank()
+def test_conflict_detail_shows_both_sides_with_the_fixed_notice(page, shared):
+    bank = shared
     sign_in(page, bank.token)
     open_card(page, bank.conflict.id)
     expect(page.locator("#conflict-notice")).to_contain_text("has not decided which one is true")
@@ -183,8 +191,8 @@ def test_a_stale_revision_shows_the_conflict_and_the_current_state(page):
     screenshot(page, "stale_conflict")
 
 
-def test_history_stays_browsable_with_processing_switched_off(page, settings):
-    bank = build_bank(approve_kinds=("merge", "summary"))
+def test_history_stays_browsable_with_processing_switched_off(page, settings, shared):
+    bank = shared
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
     sign_in(page, bank.token)
     expect(page.locator("#status-processing")).to_contain_text("off")
@@ -194,8 +202,8 @@ def test_history_stays_browsable_with_processing_switched_off(page, settings):
     screenshot(page, "processing_off")
 
 
-def test_sign_out_clears_the_cookie_and_the_journal_needs_a_new_sign_in(page):
-    bank = build_bank()
+def test_sign_out_clears_the_cookie_and_the_journal_needs_a_new_sign_in(page, shared):
+    bank = shared
     sign_in(page, bank.token)
     page.click("#sign-out")
     page.wait_for_url(re.compile(r"/review/sign-in$"))
