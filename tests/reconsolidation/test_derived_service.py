@@ -1,0 +1,81 @@
+"""The governed derived service against recall: "not here" restricts a summary to its own
+scope (the projection untouched), "not true" and delete withhold it from recall, and the
+controls are idempotent per key."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from memory.services.receipts import KeyReused
+from reconsolidation import derived
+from reconsolidation.errors import NotFound
+from reconsolidation.models import DerivedMemory
+from tests.factories import T0
+from tests.recall.helpers import Bank
+from tests.reconsolidation.recall_builders import summary
+from veetbot.rls import owner_context
+
+QUERY = "passport renewal"
+BUILT = T0 + timedelta(days=2)
+
+
+@pytest.fixture
+def on(settings):
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
+    return settings
+
+
+@pytest.fixture
+def bank(db) -> Bank:
+    return Bank.new()
+
+
+@pytest.fixture
+def built(bank, on):
+    anchor = bank.add("The passport renewal appointment is on Friday.", subject="passport renewal")
+    p = bank.add("The embassy is closed on Mondays.", subject="embassy")
+    q = bank.add("The embassy asks for printed photos.", subject="embassy")
+    return summary(bank.principal, [[p], [q]], omitted=[anchor], now=BUILT)
+
+
+def recalled(bank, scope="user"):
+    return [item.id for item in bank.recall(QUERY, max_items=5, scope=scope).items]
+
+
+def act(bank, op, action, key):
+    return derived.derived_review(bank.principal, op.id, action=action, ceiling="restricted", idempotency_key=key,
+                                  request_sha256=key.ljust(64, "0")[:64])
+
+
+def test_not_here_keeps_the_summary_in_its_own_scope_only(bank, built):
+    assert built.id in recalled(bank, scope="project:trip")  # portable user scope crosses before
+    view = act(bank, built, "not_here", "h")
+    assert view.restricted and view.content is not None
+    assert built.id not in recalled(bank, scope="project:trip")
+    assert built.id in recalled(bank, scope="user")
+    with owner_context(bank.principal):
+        row = DerivedMemory.objects.get(id=built.id)
+    assert (row.scope, row.portable, len(row.clauses)) == ("user", True, 2)
+
+
+@pytest.mark.parametrize("action", ["not_true", "delete"])
+def test_not_true_and_delete_withhold_the_summary_from_recall(bank, built, action):
+    assert built.id in recalled(bank)
+    if action == "delete":
+        derived.derived_delete(bank.principal, built.id, ceiling="restricted", idempotency_key="x",
+                               request_sha256="1" * 64)
+        with pytest.raises(NotFound):
+            derived.derived_get(bank.principal, built.id, ceiling="restricted")
+    else:
+        view = act(bank, built, "not_true", "x")
+        assert view.status == "retired" and view.content is None and view.sources == ()
+    assert built.id not in recalled(bank)
+
+
+def test_the_same_key_with_another_request_is_refused(bank, built):
+    act(bank, built, "dismiss", "k")
+    assert act(bank, built, "dismiss", "k").review_flag is False  # a replay
+    with pytest.raises(KeyReused):
+        derived.derived_review(bank.principal, built.id, action="not_here", ceiling="restricted",
+                               idempotency_key="k", request_sha256="f" * 64)
