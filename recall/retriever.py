@@ -8,6 +8,8 @@
    or the legacy newest-first arm for ``selection_mode="recent"``;
 2. reciprocal-rank fusion (``recall.fusion``);
 3. the rejoin: only originals still permitted in this statement's snapshot are ranked;
+   with reconsolidation on, ``reconsolidation.read_paths`` then renders one member per
+   active merge set and offers valid summaries after every original;
 4. the whole-item context budget and rendering (``recall.render``);
 5. a content-free trace row (``recall.traces``).
 

@@ -70,9 +70,9 @@ TRACE_TAG = "+reconsolidation@2"  # appended to the trace policy when this read 
 
 _SPACE = re.compile(r"\s+")
 
-# A dependency ``d`` (joined to its original ``m`` and leaf event ``e``) that no longer
-# certifies its operation: gone, erased, at another content revision, or its evidence
-# erased or excluded. Merges and summaries both stop at this.
+# A dependency (its original ``m`` and leaf event ``e``) that no longer certifies its
+# operation: gone, erased, at another content revision, or its evidence erased or excluded.
+# Merges and summaries both stop at this.
 _BROKEN = """(
     m.id IS NULL OR m.erased_at IS NOT NULL OR m.content_revision <> d.content_revision
     OR e.id IS NULL OR e.erased_at IS NOT NULL OR e.excluded
@@ -84,78 +84,87 @@ _HIDDEN = """(
     OR NOT (m.sensitivity = ANY(%(sensitivities)s::text[]))
     OR NOT (m.scope = %(scope)s OR (%(scope)s <> 'user' AND m.scope = 'user' AND m.portable))
 )"""
-_DEPENDENCIES = """
-    FROM reconsolidation_reconsolidationdependency d
-    LEFT JOIN memory_memory m
-           ON m.id = d.memory_id AND m.tenant_id = d.tenant_id AND m.principal_id = d.principal_id
-    LEFT JOIN memory_event e
-           ON e.id = d.event_id AND e.tenant_id = d.tenant_id AND e.principal_id = d.principal_id
-    WHERE d.tenant_id = %(tenant_id)s AND d.principal_id = %(principal_id)s AND d.operation_id = o.id
-"""
-# Every recorded input has at least one dependency edge (complete support).
-_COMPLETE = """
-    NOT EXISTS (
-        SELECT 1 FROM unnest(o.input_ids) AS i(id)
-        WHERE NOT EXISTS (
-            SELECT 1 FROM reconsolidation_reconsolidationdependency c
-            WHERE c.tenant_id = %(tenant_id)s AND c.principal_id = %(principal_id)s
-              AND c.operation_id = o.id AND c.memory_id = i.id
-        )
-    )
-"""
 
+
+def _support(ops: str) -> str:
+    """CTEs checking the complete support of the operations in CTE ``ops`` (column ``id``):
+    ``checked`` holds, per operation with any dependency, its supporting IDs, whether all
+    are intact, whether all are also visible to this request, and their authorities,
+    attributions and polarities.
+
+    Owner scoping: the entry lookups (memberships and dependencies of the candidate IDs)
+    name the owner and use owner-prefixed indexes; the rows reached from them by ID are
+    scoped by forced RLS. Originals and events are read in one ``= ANY`` scan each, not
+    probed per dependency: without statistics (a fresh bank) the planner serves an ID probe
+    from an owner-prefixed index and would read the owner's whole table per probe.
+    """
+    return f"""
+    deps AS MATERIALIZED (
+        SELECT d.operation_id, d.memory_id, d.content_revision, d.event_id
+        FROM reconsolidation_reconsolidationdependency d WHERE d.operation_id IN (SELECT id FROM {ops})
+    ), mem AS MATERIALIZED (
+        SELECT id, erased_at, content_revision, status, valid_from, expires_at, sensitivity, scope, portable,
+               authority, attribution, polarity
+        FROM memory_memory WHERE id = ANY(ARRAY(SELECT memory_id FROM deps))
+    ), ev AS MATERIALIZED (
+        SELECT id, erased_at, excluded FROM memory_event WHERE id = ANY(ARRAY(SELECT event_id FROM deps))
+    ), checked AS MATERIALIZED (
+        SELECT d.operation_id, array_agg(DISTINCT d.memory_id) AS ids,
+               bool_and(COALESCE(NOT {_BROKEN}, false)) AS intact,
+               bool_and(COALESCE(NOT ({_BROKEN} OR {_HIDDEN}), false)) AS visible,
+               array_agg(DISTINCT m.authority) AS authorities, array_agg(DISTINCT m.attribution) AS attributions,
+               array_agg(DISTINCT m.polarity) AS polarities
+        FROM deps d LEFT JOIN mem m ON m.id = d.memory_id LEFT JOIN ev e ON e.id = d.event_id
+        GROUP BY d.operation_id
+    )"""
+
+
+# Active merge sets holding any candidate, with intact and complete support (every
+# recorded input has a dependency edge); all of their active members.
 MERGES = f"""
-    WITH hit AS (
-        SELECT DISTINCT x.operation_id FROM reconsolidation_reconsolidationmember x
-        WHERE x.tenant_id = %(tenant_id)s AND x.principal_id = %(principal_id)s AND x.active
-          AND x.member_id = ANY(%(ids)s::uuid[])
-    ), live AS (
-        SELECT o.id, o.revision FROM hit
-        JOIN reconsolidation_reconsolidationoperation o
-          ON o.id = hit.operation_id AND o.tenant_id = %(tenant_id)s AND o.principal_id = %(principal_id)s
-        WHERE o.state = 'committed' AND o.kind = 'merge_equivalent'
-          AND {_COMPLETE}
-          AND NOT EXISTS (SELECT 1 {_DEPENDENCIES} AND {_BROKEN})
-    )
+    WITH live AS MATERIALIZED (
+        SELECT o.id, o.revision, o.input_ids FROM reconsolidation_reconsolidationoperation o
+        WHERE o.state = 'committed' AND o.kind = 'merge_equivalent' AND o.id IN (
+            SELECT x.operation_id FROM reconsolidation_reconsolidationmember x
+            WHERE x.tenant_id = %(tenant_id)s AND x.principal_id = %(principal_id)s AND x.active
+              AND x.member_id = ANY(%(ids)s::uuid[])
+        )
+    ), {_support("live")}
     SELECT live.id, live.revision, s.canonical_id, s.member_id
-    FROM live JOIN reconsolidation_reconsolidationmember s
-      ON s.operation_id = live.id AND s.tenant_id = %(tenant_id)s AND s.principal_id = %(principal_id)s
-    WHERE s.active
+    FROM live
+    JOIN checked c ON c.operation_id = live.id AND c.intact AND c.ids @> live.input_ids
+    JOIN reconsolidation_reconsolidationmember s ON s.operation_id = live.id AND s.active
     ORDER BY live.id, s.member_id
 """
 
+# Visible summaries anchored on a candidate (any dependency, rendered or omitted), every
+# dependency intact and visible, best anchor rank first, at most %(limit)s.
 SUMMARIES = f"""
-    WITH anchored AS (
+    WITH anchored AS MATERIALIZED (
         SELECT a.operation_id, min(array_position(%(ids)s::uuid[], a.memory_id)) AS anchor_rank
         FROM reconsolidation_reconsolidationdependency a
         WHERE a.tenant_id = %(tenant_id)s AND a.principal_id = %(principal_id)s
           AND a.memory_id = ANY(%(ids)s::uuid[])
         GROUP BY a.operation_id
-    )
-    SELECT s.id, s.operation_id, o.revision, s.clauses, s.subject, s.belief_type, s.sensitivity,
-           s.confidence, s.evidence_at, s.valid_from, s.expires_at, s.revision, anchored.anchor_rank,
-           support.ids, support.authorities, support.attributions, support.polarities
-    FROM anchored
-    JOIN reconsolidation_reconsolidationoperation o
-      ON o.id = anchored.operation_id AND o.tenant_id = %(tenant_id)s AND o.principal_id = %(principal_id)s
-    JOIN reconsolidation_derivedmemory s
-      ON s.operation_id = o.id AND s.tenant_id = %(tenant_id)s AND s.principal_id = %(principal_id)s
-    CROSS JOIN LATERAL (
-        SELECT array_agg(DISTINCT d.memory_id) AS ids, array_agg(DISTINCT m.authority) AS authorities,
-               array_agg(DISTINCT m.attribution) AS attributions, array_agg(DISTINCT m.polarity) AS polarities,
-               bool_and(COALESCE(NOT ({_BROKEN} OR {_HIDDEN}), false)) AS valid
-        {_DEPENDENCIES}
-    ) support
-    WHERE o.state = 'committed' AND o.kind = 'summarize_related'
-      AND s.kind = 'summary' AND s.status = 'active' AND s.erased_at IS NULL
+    ), live AS MATERIALIZED (
+        SELECT o.id, o.revision, o.input_ids, anchored.anchor_rank
+        FROM anchored JOIN reconsolidation_reconsolidationoperation o ON o.id = anchored.operation_id
+        WHERE o.state = 'committed' AND o.kind = 'summarize_related'
+    ), {_support("live")}
+    SELECT s.id, s.operation_id, live.revision, s.clauses, s.subject, s.belief_type, s.sensitivity,
+           s.confidence, s.evidence_at, s.valid_from, s.expires_at, s.revision, live.anchor_rank,
+           c.ids, c.authorities, c.attributions, c.polarities
+    FROM live
+    JOIN checked c ON c.operation_id = live.id AND c.visible AND c.ids @> live.input_ids
+    JOIN reconsolidation_derivedmemory s ON s.operation_id = live.id
+    WHERE s.kind = 'summary' AND s.status = 'active' AND s.erased_at IS NULL
       AND jsonb_typeof(s.clauses) = 'array' AND jsonb_array_length(s.clauses) > 0
       AND s.sensitivity = ANY(%(sensitivities)s::text[])
       AND (s.scope = %(scope)s OR (%(scope)s <> 'user' AND s.scope = 'user' AND s.portable
            AND s.restricted_at IS NULL))  -- the owner's "not here" overlay (reconsolidation.derived)
       AND s.valid_from <= %(at)s AND (s.expires_at IS NULL OR s.expires_at > %(at)s)
       AND (cardinality(%(belief_types)s::text[]) = 0 OR s.belief_type = ANY(%(belief_types)s::text[]))
-      AND support.valid AND {_COMPLETE}
-    ORDER BY anchored.anchor_rank, s.store_position DESC NULLS LAST, s.id
+    ORDER BY live.anchor_rank, s.store_position DESC NULLS LAST, s.id
     LIMIT %(limit)s
 """
 
