@@ -104,6 +104,8 @@ AGENT_MEMORY_API_ENABLED = env_flag("AGENT_MEMORY_API_ENABLED")
 AGENT_MEMORY_RECONSOLIDATION_API_ENABLED = env_flag("AGENT_MEMORY_RECONSOLIDATION_API_ENABLED")
 AGENT_MEMORY_RECONSOLIDATION_ENABLED = env_flag("AGENT_MEMORY_RECONSOLIDATION_ENABLED")
 AGENT_MEMORY_RECONSOLIDATION_MODE = os.environ.get("AGENT_MEMORY_RECONSOLIDATION_MODE", "reviewed")
+# unattended only: path of a passing eval_reconsolidation report for the running provider (reconsolidation.mode)
+AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = os.environ.get("AGENT_MEMORY_RECONSOLIDATION_EVIDENCE", "")
 AGENT_MEMORY_SEMANTIC_ENABLED = env_flag("AGENT_MEMORY_SEMANTIC_ENABLED")
 
 # --- Bounds of the originals API and sweeps (names carry their unit) ------------------

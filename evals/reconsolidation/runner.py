@@ -112,6 +112,53 @@ def check_pins() -> dict:
     return pins
 
 
+def _openai_readiness() -> tuple[str, ...]:
+    """Why the OpenAI-compatible provider could not send (content-free), as if it were selected."""
+    from django.conf import settings
+
+    from reconsolidation.providers.selection import readiness
+
+    previous = settings.AGENT_MEMORY_RECONSOLIDATION_PROVIDER
+    settings.AGENT_MEMORY_RECONSOLIDATION_PROVIDER = "openai"
+    try:
+        return readiness()
+    finally:
+        settings.AGENT_MEMORY_RECONSOLIDATION_PROVIDER = previous
+
+
+class LabelLeak(Exception):
+    """A prepared provider request carried a label value: the run is invalid and stops."""
+
+
+class RequestWatch:
+    """The provider for one case's dreaming, with every prepared request checked against the
+    case's labels (``case_inputs.leaked_label_values(case, request) == set()``)."""
+
+    def __init__(self, case: dict, provider_name: str) -> None:
+        self.case, self.checked, self.leaks = case, 0, 0
+        self.provider = None
+        if provider_name == "scripted":
+            from evals.reconsolidation.responder import HeuristicResponder
+            self.provider = HeuristicResponder(observe=self.observe)
+        elif provider_name == "openai":
+            from evals.reconsolidation.responder import ObservedProvider
+            from reconsolidation.providers.openai import OpenAIProvider, openai_config
+            self.provider = ObservedProvider(OpenAIProvider(openai_config()), self.observe)
+
+    def observe(self, request_text: str) -> None:
+        self.checked += 1
+        if case_inputs.leaked_label_values(self.case, request_text):
+            self.leaks += 1
+            raise LabelLeak("a prepared request carries label values")  # the call is not made
+
+    def processor(self):
+        from functools import partial
+
+        from reconsolidation.work import process_group
+
+        return None if self.provider is None else partial(process_group, provider=self.provider)
+
+
 def validate(config: Configuration, corpus: dict) -> list[dict]:
     """The cases to run, or a RunnerError naming the bad argument (nothing has run yet)."""
     unknown = [arm for arm in config.arms if arm not in scorer.ARMS]
@@ -121,9 +168,12 @@ def validate(config: Configuration, corpus: dict) -> list[dict]:
         raise RunnerError("--repeats: at least 1")
     if config.provider not in PROVIDERS:
         raise RunnerError(f"--provider: one of {', '.join(PROVIDERS)}")
-    if config.provider != "rules":
-        raise RunnerError(f"--provider {config.provider}: not available yet (only the local rules provider is"
-                          " wired into dreaming; the scripted and openai providers arrive with the provider issue)")
+    if config.provider == "openai":
+        missing = _openai_readiness()
+        if missing:
+            raise RunnerError(f"--provider openai: not configured ({', '.join(missing)}); set VEETBOT_OPENAI_MODEL,"
+                              " VEETBOT_OPENAI_INPUT_USD_PER_MTOK, VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK and, for a"
+                              " remote endpoint, AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER and a key")
     if config.split not in SPLIT_CHOICES:
         raise RunnerError(f"--split: one of {', '.join(SPLIT_CHOICES)}")
     if config.spend_ceiling_usd <= 0:
@@ -201,7 +251,7 @@ def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Opti
     return approved
 
 
-def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime) -> None:
+def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, process=None) -> None:
     """Run the protocol's sweeps; with ``restart_after_operations`` the first sweep's worker
     stops after that many approved operations and a new worker resumes from stored state.
 
@@ -215,7 +265,8 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime) -
         store = ReconsolidationStore(clock=lambda now=now: now)
         approved = 0
         for _ in range(MAX_SLICES_PER_SWEEP):
-            run = passes.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now, monotonic=lambda: 0.0)
+            run = passes.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now, monotonic=lambda: 0.0,
+                                   process=process)
             limit = None
             if number == 1 and restart_after is not None:
                 limit = max(0, restart_after - approved)
@@ -286,8 +337,10 @@ def _spend_of(principal) -> tuple[Decimal, int]:
     return totals["usd"] or Decimal(0), totals["n"]
 
 
-def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, spend: Spend) -> dict:
-    """One observation; any exception makes it a failed case (kept in every denominator)."""
+def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, spend: Spend,
+             provider: str = "rules", requests: Optional[Spend] = None) -> dict:
+    """One observation; any exception makes it a failed case (kept in every denominator) —
+    except a label leak into a prepared request, which stops the whole run."""
     from django.conf import settings
 
     started = time.monotonic()
@@ -299,16 +352,32 @@ def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, s
             raise RuntimeError("runtime input carries label values")
         principal, inverse, questions = _seed(case, instant, namespace)
         if kinds:
-            previous = (settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED, settings.AGENT_MEMORY_RECONSOLIDATION_MODE)
-            settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED, settings.AGENT_MEMORY_RECONSOLIDATION_MODE = True, "reviewed"
+            names = ("AGENT_MEMORY_RECONSOLIDATION_ENABLED", "AGENT_MEMORY_RECONSOLIDATION_MODE",
+                     "AGENT_MEMORY_RECONSOLIDATION_PROVIDER", "RECON_SCRIPTED_PROVIDER_ALLOWED")
+            previous = [getattr(settings, name, None) for name in names]
+            for name, value in zip(names, (True, "reviewed", "openai" if provider == "openai" else "rules",
+                                           provider == "scripted")):
+                setattr(settings, name, value)
+            watch = RequestWatch(case, provider)
             try:
-                _dream(principal, kinds, case["protocol"], instant)
+                _dream(principal, kinds, case["protocol"], instant, process=watch.processor())
+            except Exception:
+                if watch.leaks:  # the refused call may have failed the sweep first
+                    raise LabelLeak(f"{watch.leaks} prepared request(s) of case {case['id']} carry label values")
+                raise
             finally:
-                settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED, settings.AGENT_MEMORY_RECONSOLIDATION_MODE = previous
+                for name, value in zip(names, previous):
+                    setattr(settings, name, value)
+            if watch.leaks:
+                raise LabelLeak(f"{watch.leaks} prepared request(s) of case {case['id']} carry label values")
+            if requests is not None:
+                requests.add(Decimal(0), watch.checked)
             spend.add(*_spend_of(principal))
         observation = _observe(case, principal, inverse, questions, instant, reconsolidating=bool(kinds))
         observation["seconds"] = round(time.monotonic() - started, 3)
         return observation
+    except LabelLeak:
+        raise
     except Exception as error:  # noqa: BLE001 - a failed case is data, not a crash
         return {"case_id": case["id"], "merges": [], "survivors": [], "hypotheses": [], "rendered_evidence": [],
                 "failed": True, "error": type(error).__name__, "seconds": round(time.monotonic() - started, 3)}
@@ -338,6 +407,7 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
     instant = _instant(corpus)
     run_id = uuid.uuid4()
     spend = Spend()
+    checked = Spend()  # prepared provider requests checked for label values (reservations = count)
     spend_by_arm = {arm: Spend() for arm in config.arms}
     per_arm: dict[str, list[dict]] = {arm: [] for arm in config.arms}
     cases_out: dict[str, dict] = {arm: {} for arm in config.arms}
@@ -354,7 +424,8 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
                                    "rendered_evidence": [], "failed": True, "error": "spend_ceiling", "seconds": 0}
                 else:
                     before = (spend.usd, spend.reservations)
-                    observation = run_case(case, arm, instant=instant, namespace=namespace, spend=spend)
+                    observation = run_case(case, arm, instant=instant, namespace=namespace, spend=spend,
+                                           provider=config.provider, requests=checked)
                     spend_by_arm[arm].add(spend.usd - before[0], spend.reservations - before[1])
                 observations.append(observation)
                 done += 1
@@ -383,7 +454,8 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
         "corpus": {"version": corpus["version"], "evaluation_instant": corpus["evaluation_instant"],
                    "cases": len(cases)},
         "configuration": config.as_dict(),
-        "provider": {"name": config.provider, "model": "rules@1" if config.provider == "rules" else None,
+        "provider": {"name": config.provider, **provider_identity(config.provider),
+                     "requests_checked_for_labels": checked.reservations, "label_leaks": 0,
                      "embedding": settings.RECALL_ENCODER if settings.AGENT_MEMORY_SEMANTIC_ENABLED else None,
                      "recall_channel": "hybrid" if settings.AGENT_MEMORY_SEMANTIC_ENABLED else "sparse"},
         "usage": {"spend_usd": str(spend.usd), "reservations": spend.reservations,
@@ -400,6 +472,21 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
 # --------------------------------------------------------------------------------------------
 # Output: the JSON (exclusive), a summary table and a chart next to it
 # --------------------------------------------------------------------------------------------
+
+def provider_identity(name: str) -> dict:
+    """Model, prompt/schema digests and policy of the provider this run used: what the
+    unattended-mode evidence gate (``reconsolidation.mode``) compares with a deployment."""
+    from reconsolidation import mode
+
+    if name == "rules":
+        model = "rules@1"
+    elif name == "scripted":
+        from evals.reconsolidation.responder import MODEL as model
+    else:
+        from django.conf import settings
+        model = settings.VEETBOT_OPENAI_MODEL
+    return mode.provider_identity(name, model)
+
 
 def _pct(value: Any) -> str:
     return "—" if value is None else f"{100 * float(value):.1f}"

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evals.reconsolidation import runner, scorer
+from evals.reconsolidation import case_inputs, runner, scorer
 
 CORPUS = json.loads(runner.CORPUS_PATH.read_text())
 DEV = [c["id"] for c in CORPUS["cases"] if c["split"] == "development"]
@@ -116,3 +116,41 @@ def test_command_exits_nonzero_on_a_failed_gate_and_still_writes_the_report(db, 
     report = json.loads(output.read_text())
     assert report["passed"] is False and report["gates"]
     assert output.with_suffix(".summary.txt").exists() and output.with_suffix(".png").exists()
+
+
+def test_scripted_provider_runs_offline_through_admission_and_verification_with_no_label_in_any_request(db):
+    """Reduced scripted run: the heuristic responder answers each prepared request from its own
+    bytes; every prepared request (proposal and verification) is checked for label values."""
+    case_id = "dev-identical_source_copies-1"
+    report = runner.run(config(arms=("merge",), provider="scripted", case_ids=(case_id,)))
+    dev = report["arms"]["merge"]["splits"]["development"]
+    assert dev["failed_cases"] == 0, report["arms"]["merge"]["cases"]
+    assert dev["classes_covered"] >= 1 and dev["false_merge_pairs"] == 0
+    assert report["provider"]["name"] == "scripted" and report["provider"]["model"] == "heuristic-responder@1"
+    assert report["provider"]["requests_checked_for_labels"] >= 2  # a proposal and its verification
+    assert report["provider"]["label_leaks"] == 0
+    assert set(report["provider"]) >= {"prompt_digest", "schema_digest", "policy"}
+    # free scripted prices: every call reserved (proposal + verification) and settled to zero
+    assert report["usage"]["by_arm"]["merge"]["reservations"] >= 2
+    assert Decimal(report["usage"]["by_arm"]["merge"]["spend_usd"]) == 0
+
+
+def test_a_prepared_request_carrying_a_label_value_stops_the_run(db, monkeypatch):
+    case_id = "dev-identical_source_copies-1"
+    case = next(c for c in CORPUS["cases"] if c["id"] == case_id)
+    watch = runner.RequestWatch(case, "rules")
+    leaked = "{\"claims\": " + case_inputs.id_list(case["duplicate_classes"][0]) + "}"
+    with pytest.raises(runner.LabelLeak):
+        watch.observe(leaked)
+    assert watch.leaks == 1
+    real = case_inputs.leaked_label_values
+    monkeypatch.setattr(runner.case_inputs, "leaked_label_values",  # only provider requests "leak"
+                        lambda case, text: {"x"} if '"stage":"proposal"' in text else real(case, text))
+    with pytest.raises(runner.LabelLeak):
+        runner.run(config(arms=("merge",), provider="scripted", case_ids=(case_id,)))
+
+
+def test_openai_provider_is_refused_clearly_when_not_configured(settings):
+    settings.VEETBOT_OPENAI_MODEL = ""
+    with pytest.raises(runner.RunnerError, match="--provider openai: not configured"):
+        runner.validate(config(provider="openai"), CORPUS)

@@ -29,7 +29,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from memory.management.commands._owner_option import parse_owner
-from reconsolidation import passes
+from django.core.exceptions import ImproperlyConfigured
+
+from reconsolidation import mode, passes
 from reconsolidation.errors import ReconsolidationDisabled
 from reconsolidation.leases import processing_enabled
 from veetbot.identity import Principal
@@ -96,6 +98,10 @@ class Command(BaseCommand):
             raise CommandError("give --once, --until-idle or --dry-run")
         if not processing_enabled():
             raise CommandError(DISABLED)
+        try:
+            mode.check_startup()  # unattended needs matching release evidence before any slice
+        except ImproperlyConfigured as refused:
+            raise CommandError(str(refused))
         if not passes.owner_exists(principal):
             raise CommandError("--owner: no such owner")
         try:

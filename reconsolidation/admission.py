@@ -1,0 +1,134 @@
+"""ReconsolidationRequestAdmission: the only way a prepared model request becomes sendable.
+
+A prepared request (``providers.request`` / ``providers.verification``) is a transient
+preview, not permission. Admission turns it into permission in ONE owner transaction that
+(in the order every source mutation uses, owner lock first):
+
+1. takes the owner lock and locks the claimed group's originals FOR UPDATE, then reads
+   them again (``source_groups``): a change since the claim defers or stales the group;
+2. rebuilds the egress policy for this instant and the configured provider, so the
+   prepared digest binds the policy that is in force *now*;
+3. prepares the request from those rows and reserves exactly its digest at its maximum
+   cost (``spend.reserve``: live lease, claimed group, kill switch, slice/day budgets),
+   with the content-free call audit of exactly that request.
+
+If any step refuses, nothing is written. The provider call happens later, outside every
+transaction (``executor``). The result is an ``Admission`` (request, local context,
+reservation) or a ``NotAdmitted`` with a finite reason and whether it is transient
+(``deferred``: try again later) or decided by the content itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Optional, Union
+from uuid import UUID
+
+from django.db.models import Sum
+
+from memory.services.owner_state import lock_owner
+from reconsolidation import bounds
+from reconsolidation.domain import GroupLease, Reservation
+from reconsolidation.errors import BudgetExhausted
+from reconsolidation.models import ReconsolidationSpend
+from reconsolidation.providers.contract import PreparedRequest, ProviderConfig
+from reconsolidation.providers.egress import EgressPolicy, egress_policy
+from reconsolidation.providers.envelopes import ProposalContext
+from reconsolidation.providers.parser import ProposalParse
+from reconsolidation.providers.request import SourceGroup, build_proposal_request
+from reconsolidation.providers.settlement import call_audit
+from reconsolidation.providers.source_groups import read_source_groups
+from reconsolidation.providers.verification import PreparedVerification, build_verification_request
+from reconsolidation.sources import current_sources
+from reconsolidation.store import ReconsolidationStore
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+# Builder deferrals that another attempt may clear (prices, budget, batch room); every other
+# reason is decided by the sources themselves and would refuse again unchanged.
+TRANSIENT = frozenset({"batch_full", "unknown_price", "above_slice_ceiling", "above_slice_headroom",
+                       "policy_mismatch", "slice_budget", "daily_budget", "slice_deadline"})
+# Reasons meaning the group's originals changed since the claim: the group is stale.
+CHANGED = frozenset({"source_missing", "source_changed", "snapshot_inconsistent"})
+
+
+@dataclass(frozen=True)
+class Admission:
+    request: PreparedRequest
+    reservation: Reservation
+    policy: EgressPolicy
+    groups: tuple[SourceGroup, ...]
+    context: Optional[ProposalContext] = None  # proposal stage
+    verification: Optional[PreparedVerification] = None  # verification stage
+
+
+@dataclass(frozen=True)
+class NotAdmitted:
+    reason: str
+
+    @property
+    def transient(self) -> bool:
+        return self.reason in TRANSIENT
+
+    @property
+    def changed(self) -> bool:
+        return self.reason in CHANGED
+
+
+Admitted = Union[Admission, NotAdmitted]
+
+
+class ReconsolidationRequestAdmission:
+    def __init__(self, store: ReconsolidationStore, principal: Principal, config: ProviderConfig) -> None:
+        self.store, self.principal, self.config = store, principal, config
+
+    def _fresh(self, group_lease: GroupLease, now: datetime) -> tuple[EgressPolicy, list[SourceGroup]]:
+        """Owner lock, the claimed originals locked, then read whole (inside the caller's unit)."""
+        lock_owner(self.principal)
+        current_sources(self.principal, group_lease.inputs, now, lock=True)
+        policy = egress_policy(self.config, tenant_id=self.principal.tenant_id,
+                               principal_id=self.principal.principal_id, prepared_at=now)
+        return policy, read_source_groups(self.principal, [group_lease], now)
+
+    def _reserve(self, group_lease: GroupLease, request: PreparedRequest, now: datetime) -> Union[Reservation, NotAdmitted]:
+        try:
+            return self.store.reserve(
+                self.principal, group_lease, request_digest=request.digest, maximum_usd=request.maximum_usd,
+                call_audit=call_audit(request, group_ids=[group_lease.group_id], admitted_at=now), now=now)
+        except BudgetExhausted as error:
+            return NotAdmitted(error.reason)
+
+    def admit_proposal(self, group_lease: GroupLease, *, batch_id: UUID, now: datetime) -> Admitted:
+        with owner_context(self.principal):
+            policy, groups = self._fresh(group_lease, now)
+            batch = build_proposal_request(groups=groups, config=self.config, policy=policy, batch_id=batch_id)
+            if batch.request is None:
+                return NotAdmitted(batch.deferred[0].reason if batch.deferred else "request_empty")
+            reservation = self._reserve(group_lease, batch.request, now)
+            if isinstance(reservation, NotAdmitted):
+                return reservation
+            return Admission(request=batch.request, reservation=reservation, policy=policy, groups=tuple(groups),
+                             context=batch.context)
+
+    def admit_verification(self, group_lease: GroupLease, proposal: Admission, parsed: ProposalParse, *,
+                           now: datetime) -> Admitted:
+        """Fresh re-admission of the proposal's groups; the verification request is reserved
+        against what the slice has left (``remaining``), never the whole slice budget."""
+        with owner_context(self.principal):
+            policy, groups = self._fresh(group_lease, now)
+            if (policy.provider, policy.model, policy.residency) != (
+                    proposal.policy.provider, proposal.policy.model, proposal.policy.residency):
+                return NotAdmitted("policy_mismatch")
+            charged = ReconsolidationSpend.objects.filter(slice_token=group_lease.lease_token).aggregate(
+                total=Sum("charged_usd"))["total"] or Decimal(0)
+            prepared = build_verification_request(
+                proposal=proposal.request, context=proposal.context, parsed=parsed, groups=groups,
+                config=self.config, policy=policy, remaining_usd=bounds.RECON_SLICE_BUDGET_USD - charged)
+            if prepared.request is None:
+                return NotAdmitted(prepared.refused or "verification_refused")
+            reservation = self._reserve(group_lease, prepared.request, now)
+            if isinstance(reservation, NotAdmitted):
+                return reservation
+            return Admission(request=prepared.request, reservation=reservation, policy=policy, groups=tuple(groups),
+                             context=proposal.context, verification=prepared)

@@ -1,0 +1,119 @@
+"""ReconsolidationBatchExecutor: one admitted request sent once, outside every transaction.
+
+The provider runs in a worker thread that never touches the database; this thread watches
+it and owns every database step:
+
+* one attempt (``maximum_provider_attempts`` = 1 is bound into the prepared request);
+* the per-call limit (``RECON_PROVIDER_CALL_SECONDS``, 30 s) and idle limit
+  (``RECON_PROVIDER_IDLE_SECONDS``, 10 s) are the adapter's; the executor adds the slice's
+  120 s ceiling (``group_lease.slice_deadline_at``) and a backstop at the call limit;
+* the slice lease is renewed every ``RECON_RENEW_SECONDS`` (30 s) while the call runs;
+  a lost lease, the kill switch (processing switched off) or the ceiling sets the cancel
+  event, which the adapter honours by closing its stream;
+* settlement follows within ``RECON_SETTLEMENT_SECONDS`` (5 s) through
+  ``providers.settlement``: only a consistent terminal response lowers the reservation;
+  anything else leaves it charged in full. When the lease is already lost, settlement is
+  refused by the store and the reservation simply stays fully charged.
+
+The call audit was written with the reservation (admission); settlement adds the
+completion (times, finite transport outcome, verified token counts). Nothing here logs or
+stores a prompt, response, source text or error prose.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Callable, Optional
+
+from reconsolidation import bounds
+from reconsolidation.admission import Admission
+from reconsolidation.domain import GroupLease, SpendReceipt
+from reconsolidation.errors import LeaseLost, ReconsolidationError
+from reconsolidation.leases import processing_enabled
+from reconsolidation.providers.contract import Provider, ProviderFailure, ProviderResult, limit
+from reconsolidation.providers.settlement import settlement_for
+from reconsolidation.store import ReconsolidationStore
+from veetbot.identity import Principal
+
+RECON_SETTLEMENT_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Execution:
+    result: ProviderResult
+    receipt: Optional[SpendReceipt]  # None: settlement refused (lease lost) — the full charge stays
+    cancelled: str = ""  # lease_lost | kill_switch | slice_deadline | call_limit, or ""
+    finished_at: Optional[datetime] = None
+
+
+class ReconsolidationBatchExecutor:
+    def __init__(self, store: ReconsolidationStore, principal: Principal, provider: Provider, *,
+                 renew_seconds: float = bounds.RECON_RENEW_SECONDS, poll_seconds: float = 0.02,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.store, self.principal, self.provider = store, principal, provider
+        self.renew_seconds, self.poll_seconds, self.monotonic = renew_seconds, poll_seconds, monotonic
+
+    def _watch(self, worker: threading.Thread, cancel: threading.Event, group_lease: GroupLease,
+               now: datetime, began: float) -> str:
+        """Wait for the worker; return why it was cancelled ("" when it finished on its own)."""
+        backstop = float(limit("RECON_PROVIDER_CALL_SECONDS")) + 1.0
+        renewed = began
+        while worker.is_alive():
+            worker.join(self.poll_seconds)
+            if not worker.is_alive():
+                break
+            elapsed = self.monotonic() - began
+            instant = now + timedelta(seconds=elapsed)
+            reason = ""
+            if not processing_enabled():
+                reason = "kill_switch"
+            elif instant >= group_lease.slice_deadline_at:
+                reason = "slice_deadline"
+            elif elapsed >= backstop:
+                reason = "call_limit"
+            elif self.monotonic() - renewed >= self.renew_seconds:
+                try:
+                    self.store.renew(self.principal, group_lease.job_id, group_lease.lease_token, now=instant)
+                    renewed = self.monotonic()
+                except (LeaseLost, ReconsolidationError):
+                    reason = "lease_lost"
+            if reason:
+                cancel.set()
+                worker.join(RECON_SETTLEMENT_SECONDS)
+                return reason
+        return ""
+
+    def execute(self, admission: Admission, group_lease: GroupLease, *, now: datetime) -> Execution:
+        prepared = admission.request
+        cancel = threading.Event()
+        box: dict = {}
+
+        def call() -> None:
+            try:
+                box["result"] = self.provider.complete(prepared, cancel=cancel)
+            except Exception:  # noqa: BLE001 - a provider must not raise; if one does, it is a failure
+                box["result"] = None
+
+        began = self.monotonic()
+        worker = threading.Thread(target=call, name="reconsolidation-provider", daemon=True)
+        worker.start()
+        cancelled = self._watch(worker, cancel, group_lease, now, began)
+        elapsed_ms = int((self.monotonic() - began) * 1000)
+        result = box.get("result")
+        if cancelled or result is None or result.request_digest != prepared.digest:
+            # A cancelled call counts as unknown spend even if a reply raced the cancel.
+            result = ProviderFailure(request_digest=prepared.digest, reason="cancelled" if cancelled else
+                                     "transport_failed", transport_outcome="cancelled" if cancelled else "failed",
+                                     elapsed_ms=elapsed_ms)
+        finished = now + timedelta(milliseconds=elapsed_ms)
+        plan = settlement_for(result, prepared=prepared, config=self.provider.config, completed_at=finished,
+                              elapsed_ms=elapsed_ms)
+        try:
+            receipt = self.store.settle(self.principal, admission.reservation.id, outcome=plan.outcome,
+                                        actual_usd=plan.actual_usd, lease_token=group_lease.lease_token,
+                                        completion=plan.completion, now=finished)
+        except LeaseLost:
+            receipt = None
+        return Execution(result=result, receipt=receipt, cancelled=cancelled, finished_at=finished)

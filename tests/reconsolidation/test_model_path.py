@@ -1,0 +1,52 @@
+"""process_group through a model provider: admission reserves the exact digest, the executor
+calls proposal then verification outside any transaction and settles each, apply_review
+records verified candidates (pending review) — a refused candidate alone, siblings kept."""
+from __future__ import annotations
+
+import pytest
+
+from evals.reconsolidation.responder import HeuristicResponder
+from memory.models import Memory
+from reconsolidation.models import ReconsolidationGroup, ReconsolidationSpend
+from reconsolidation.work import process_group
+from tests.factories import make_owner
+from tests.reconsolidation.helpers import original
+from tests.reconsolidation.work_builders import active_members, by_kind, claimed_group, derived_rows
+from veetbot.rls import owner_context
+
+
+@pytest.fixture
+def owner(db):
+    return make_owner()[0]
+
+
+@pytest.fixture
+def scripted(settings):
+    settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    return settings
+
+
+def run(store, owner, memories, now, provider):
+    lease, group = claimed_group(store, owner, memories, now)
+    ops = process_group(store, owner, group, now=now, provider=provider)
+    store.release(owner, lease.lease_token, now=now)
+    return ops
+
+
+def test_a_scripted_provider_yields_pending_merge_and_summary_with_two_settled_calls(owner, enabled, scripted, store, day_one):
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers  Celsius.", subject="units")
+    c = original(owner, "The owner reads temperatures in the morning.", subject="units")
+    responder = HeuristicResponder()
+    ops = run(store, owner, [a, b, c], day_one, responder)
+    assert responder.requests == 2  # one proposal, one verification
+    assert [{r.memory_id for r in op.inputs} for op in by_kind(ops, "merge_equivalent")] == [{a.id, b.id}]
+    assert [{r.memory_id for r in op.inputs} for op in by_kind(ops, "summarize_related")] == [{a.id, b.id, c.id}]
+    assert {op.state for op in ops} == {"proposed"}
+    assert active_members(owner) == set() and derived_rows(owner) == []
+    with owner_context(owner):
+        spends = list(ReconsolidationSpend.objects.order_by("reserved_at"))
+        assert [s.call_audit["stage"] for s in spends] == ["proposal", "verification"]
+        assert {s.state for s in spends} == {"settled"}
+        assert "Celsius" not in repr([s.call_audit for s in spends])
+        assert ReconsolidationGroup.objects.get().state == "completed"
