@@ -137,3 +137,15 @@ def test_a_provider_crash_charges_the_full_reservation_and_counts_a_failed_attem
     with owner_context(owner):
         group_row = ReconsolidationGroup.objects.get()
     assert (group_row.state, group_row.retry_count, group_row.reason) == ("pending", 1, "provider_error")
+
+
+def test_switching_processing_off_after_the_claim_defers_the_group_without_a_provider_call(owner, enabled, store,
+                                                                                        day_one, settings):
+    a, b = (original(owner, "The owner prefers Celsius.", subject="units") for _ in range(2))
+    lease, group = claimed_group(store, owner, [a, b], day_one)
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
+    assert process_group(store, owner, group, now=day_one) == ()
+    with owner_context(owner):
+        row = ReconsolidationGroup.objects.get()
+    assert (row.state, row.reason, row.retry_count) == ("pending", "disabled", 0)
+    assert spend_of(owner) == ([], [])
