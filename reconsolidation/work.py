@@ -34,7 +34,9 @@ from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, InputR
 from reconsolidation.errors import (
     BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, ReconsolidationError, StaleInputs,
 )
-from reconsolidation.providers import rules
+from reconsolidation import model_work
+from reconsolidation.providers import rules, selection
+from reconsolidation.providers.contract import Provider
 from reconsolidation.sources import current_sources
 from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
@@ -84,9 +86,18 @@ def _replan_union(store: ReconsolidationStore, principal: Principal, group_lease
 
 
 def process_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, *,
-                  now: Optional[datetime] = None) -> tuple[OperationView, ...]:
+                  now: Optional[datetime] = None, provider: Optional[Provider] = None) -> tuple[OperationView, ...]:
+    """``provider`` is injected by tests and evaluations (scripted); otherwise the configured
+    one runs: ``rules`` below, ``openai`` through admission, executor and apply_review."""
     now = store._now(now)
     mode.current_mode()  # a refused mode fails loudly before any spend
+    if provider is None and selection.selected_provider() != "rules":
+        if selection.readiness():
+            store.finish_group(principal, group_lease, outcome="deferred", reason="provider_not_ready", now=now)
+            return ()
+        provider = selection.model_provider()
+    if provider is not None:
+        return model_work.process_group(store, principal, group_lease, provider, now=now)
     with owner_context(principal):
         views, reasons = current_sources(principal, group_lease.inputs, now)
     if len(views) < 2:
