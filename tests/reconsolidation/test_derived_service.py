@@ -79,3 +79,31 @@ def test_the_same_key_with_another_request_is_refused(bank, built):
     with pytest.raises(KeyReused):
         derived.derived_review(bank.principal, built.id, action="not_here", ceiling="restricted",
                                idempotency_key="k", request_sha256="f" * 64)
+
+
+def test_browse_skips_unavailable_rows_across_batches_without_losing_the_page(db, on, monkeypatch):
+    from memory.models import Memory
+    from reconsolidation.store import ReconsolidationStore
+    from tests.factories import make_owner
+    from tests.reconsolidation.helpers import original
+    from tests.reconsolidation.work_builders import approve, process
+
+    principal, _ = make_owner()
+    store, day = ReconsolidationStore(), T0 + timedelta(days=1)
+
+    def approved_summary(topic: str):
+        pair = [original(principal, f"The owner likes {topic}.", subject=topic),
+                original(principal, f"The owner buys {topic} on Fridays.", subject=topic)]
+        (op,) = process(store, principal, pair, day)
+        return approve(store, principal, op, day), pair
+
+    valid, _ = approved_summary("tea")  # the lowest store position: read after the others
+    hidden = [approved_summary(topic) for topic in ("jam", "rye")]
+    with owner_context(principal):  # their support rises above the ceiling behind the projection's back
+        Memory.objects.filter(id__in=[m.id for _, pair in hidden for m in pair]).update(sensitivity="restricted")
+    monkeypatch.setattr(derived, "BROWSE_BATCH", 1)
+    found = derived.derived_browse(principal, ceiling="internal", limit=1, now=day)
+    assert [view.id for _, view in found] == [valid.id]
+    everything = derived.derived_browse(principal, ceiling="restricted", limit=5, now=day)
+    positions = [position for position, _ in everything]
+    assert len(positions) == 3 and positions == sorted(positions, reverse=True)
