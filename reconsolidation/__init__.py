@@ -9,6 +9,12 @@ of work) composed of ``leases`` (due jobs, leases, recovery), ``inventory`` (two
 slice plan, checkpoint, queued groups), ``grouping`` (bounded neighbour lookup), ``groups``
 (model work claims and outcomes), ``spend`` (reservations and settlement) and
 ``operations`` (commit, invalidation); ``passes.inventory_slice`` runs one bounded slice.
+The write path: ``work.process_group`` (one claimed group: read ``sources``, reserve,
+``providers.rules`` proposes from the ``equivalence`` key and ``summaries``, settle, commit,
+finish), ``apply`` (kind rules at commit, membership/projection when committed), ``mode``
+(reviewed | unattended), ``review`` (owner approve/reject), ``undo``, ``blocks`` (hash-only
+owner blocks), ``receipts`` (idempotency), ``reads`` (ceiling-filtered history) and
+``invalidation`` (the ``memory.hooks`` listener).
 
 It must never call a provider inside a transaction, accept an owner other than the
 authenticated principal, put source text in a content-free table, or report a scanned
