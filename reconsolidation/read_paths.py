@@ -22,7 +22,9 @@ SQL, before the item/token budget — and gets back the items to offer the budge
   every dependency — rendered clause or omitted input — is un-erased at its recorded
   content revision, active, valid now, within the ceiling and scope, with its leaf event
   intact. ``admit`` omits a summary that repeats an atom already selected (an original,
-  a member suppressed in its favour, or a clause of a summary already selected).
+  a member suppressed in its favour, or a clause of a summary already selected). The
+  owner's controls hold here too: a retired ("not true") summary, a restricted ("not
+  here") one outside its own scope, and any summary matching an owner block are withheld.
 * Proposed, rejected, stale, invalidated and undone operations have no effect.
 
 Switched off (``AGENT_MEMORY_RECONSOLIDATION_ENABLED`` false: the same switch hides
@@ -32,12 +34,13 @@ None and the retriever runs plain atomic recall, byte for byte. Historical group
 (``merges_at``) is not reconstructed here, so a historical read never applies today's
 merges to the past.
 
-Cost: at most three owner-scoped statements per recall, each bounded by the candidate
+Cost: at most four owner-scoped statements per recall, each bounded by the candidate
 list — active memberships of the first ``RECON_RECALL_MAX_CANDIDATE_IDS`` ranked originals
 (partial index ``reconmember_one_active_set``), the canonicals that were not candidates
-(through the retriever's own permitted relation), and at most
-``RECON_RECALL_MAX_SUMMARIES`` summaries anchored on those originals (index
-``recondep_by_source``). No per-item queries.
+(through the retriever's own permitted relation), at most ``RECON_RECALL_MAX_SUMMARIES``
+summaries anchored on those originals (index ``recondep_by_source``), and the owner blocks
+matching those summaries' signatures (a summary the owner rejected, or one equivalent to
+it, is withheld from readers too). No per-item queries.
 
 This module never writes, never widens a recall predicate, and never puts text in a
 trace: the retriever records only IDs (``RecallStages.suppressed_ids`` / ``summary_ids``).
@@ -57,6 +60,8 @@ from django.db import connection
 
 from memory import vocabulary
 from recall.domain import RecallItem, RecallRequest, SummaryClause
+from reconsolidation import blocks
+from reconsolidation.models import ReconsolidationBlock
 
 POLICY = "retrieval-reconsolidation@2"
 # The bounds of one read (spec: "at most 1000 original candidate IDs per read", summary
@@ -137,8 +142,8 @@ MERGES = f"""
     ORDER BY live.id, s.member_id
 """
 
-# Visible summaries anchored on a candidate (any dependency, rendered or omitted), every
-# dependency intact and visible, best anchor rank first, at most %(limit)s.
+# Visible, unretired summaries anchored on a candidate (any dependency, rendered or omitted),
+# every dependency intact and visible, best anchor rank first, at most %(limit)s.
 SUMMARIES = f"""
     WITH anchored AS MATERIALIZED (
         SELECT a.operation_id, min(array_position(%(ids)s::uuid[], a.memory_id)) AS anchor_rank
@@ -153,11 +158,11 @@ SUMMARIES = f"""
     ), {_support("live")}
     SELECT s.id, s.operation_id, live.revision, s.clauses, s.subject, s.belief_type, s.sensitivity,
            s.confidence, s.evidence_at, s.valid_from, s.expires_at, s.revision, live.anchor_rank,
-           c.ids, c.authorities, c.attributions, c.polarities
+           c.ids, c.authorities, c.attributions, c.polarities, live.input_ids
     FROM live
     JOIN checked c ON c.operation_id = live.id AND c.visible AND c.ids @> live.input_ids
     JOIN reconsolidation_derivedmemory s ON s.operation_id = live.id
-    WHERE s.kind = 'summary' AND s.status = 'active' AND s.erased_at IS NULL
+    WHERE s.kind = 'summary' AND s.status = 'active' AND s.erased_at IS NULL AND s.retired_at IS NULL
       AND jsonb_typeof(s.clauses) = 'array' AND jsonb_array_length(s.clauses) > 0
       AND s.sensitivity = ANY(%(sensitivities)s::text[])
       AND (s.scope = %(scope)s OR (%(scope)s <> 'user' AND s.scope = 'user' AND s.portable
@@ -245,13 +250,24 @@ def _uniform(values: Sequence[str], mixed: str) -> str:
     return values[0] if len(values) == 1 else mixed
 
 
+def _signatures(input_ids: Sequence[UUID], attributions: Sequence[str], clauses: Sequence[SummaryClause]) -> set[str]:
+    """The owner-block signatures a rejection of this summary (or of an equivalent one)
+    installs: its exact inputs, and its attribution + normalised clause set."""
+    texts = [clause.text for clause in clauses]
+    return {blocks.exact("summarize_related", input_ids), *(blocks.summary_claims(a, texts) for a in attributions)}
+
+
+def _blocked(signatures: set[str]) -> set[str]:
+    return set(ReconsolidationBlock.objects.filter(signature__in=sorted(signatures)).values_list("signature", flat=True))
+
+
 def summaries(params: dict, ids: Sequence[UUID], scores: dict[UUID, float]) -> list[RecallItem]:
-    """Visible, fully valid summaries anchored on ``ids``, best-anchored first."""
+    """Visible, fully valid, unblocked summaries anchored on ``ids``, best-anchored first."""
     rows = _run(SUMMARIES, {**params, "ids": list(ids), "limit": RECON_RECALL_MAX_SUMMARIES})
-    items = []
+    items, signatures = [], {}
     for (derived_id, operation_id, operation_revision, clauses, subject, belief_type, sensitivity, confidence,
          evidence_at, valid_from, expires_at, revision, anchor_rank, support, authorities, attributions,
-         polarities) in rows:
+         polarities, input_ids) in rows:
         try:
             if isinstance(clauses, str):  # Django's psycopg setup hands raw jsonb over as text
                 clauses = json.loads(clauses)
@@ -261,6 +277,7 @@ def summaries(params: dict, ids: Sequence[UUID], scores: dict[UUID, float]) -> l
             continue  # a malformed projection is withheld, never half-rendered
         if not all(c.source_ids and set(c.source_ids) <= set(support) for c in parsed):
             continue  # a clause citing anything outside the complete support is withheld
+        signatures[derived_id] = _signatures(input_ids, attributions, parsed)
         items.append(RecallItem(
             id=derived_id, score=scores[ids[anchor_rank - 1]], subject=subject,
             statement="; ".join(c.text for c in parsed), belief_type=belief_type,
@@ -271,7 +288,9 @@ def summaries(params: dict, ids: Sequence[UUID], scores: dict[UUID, float]) -> l
             sources=(), record_kind="summary", operation_id=operation_id, operation_revision=operation_revision,
             clauses=parsed, support_ids=tuple(sorted(support, key=str)),
         ))
-    return items
+    # Owner blocks apply to readers too: one lookup for every offered summary's signatures.
+    blocked = _blocked(set().union(*signatures.values())) if signatures else set()
+    return [item for item in items if not signatures[item.id] & blocked]
 
 
 def reconsolidate(

@@ -302,6 +302,30 @@ def test_a_summary_is_withheld_above_the_ceiling_outside_its_scope_and_after_its
     assert op.id not in _ids(bank.recall(QUERY, ceiling="sensitive"))
 
 
+def test_a_summary_the_owner_rejected_or_an_equivalent_one_is_withheld(bank, on, related):
+    from reconsolidation import blocks
+
+    anchor, p, q = related
+    op = summary(bank.principal, [[p], [q]], omitted=[anchor], now=BUILT)
+    assert op.id in _ids(bank.recall(QUERY))
+    # The owner rejected another summary with the same clause set (order and case aside).
+    signature = blocks.summary_claims("owner", ["the embassy asks for printed photos.",
+                                                "The embassy is closed on Mondays."])
+    with owner_context(bank.principal):
+        blocks.install(bank.principal, [signature], reason="owner_rejection", operation_id=op.id, now=BUILT + DAY)
+    assert op.id not in _ids(bank.recall(QUERY)) and op.id not in bank.recall(QUERY).stages.summary_ids
+
+
+def test_a_summary_the_owner_called_not_true_is_withheld(bank, on, related):
+    from reconsolidation.derived import derived_review
+
+    anchor, p, q = related
+    op = summary(bank.principal, [[p], [q]], omitted=[anchor], now=BUILT)
+    derived_review(bank.principal, op.id, action="not_true", ceiling="internal", idempotency_key="nt-1",
+                   request_sha256="0" * 64, now=BUILT + DAY)
+    assert _ids(bank.recall(QUERY)) == [anchor]
+
+
 def test_an_invalidated_summary_projection_is_not_recalled(bank, on, related):
     anchor, p, q = related
     op = summary(bank.principal, [[p], [q]], omitted=[anchor], now=BUILT)
@@ -360,19 +384,21 @@ def test_the_summary_bound_holds_at_and_just_past_it(bank, on, related, monkeypa
     assert len(bank.recall(QUERY).stages.summary_ids) == 1
 
 
-def test_the_read_path_costs_at_most_three_statements_however_many_sets_match(bank, on):
+def test_the_read_path_costs_at_most_four_statements_however_many_sets_and_summaries_match(bank, on):
     sets = []
     for n in range(6):
         ids = bank.add_many([dict(statement=f"The passport renewal step {n} is done.", subject="passport")] * 2,
                             at=T0 + n * DAY)
         sets.append(ids)
+    embassy = bank.add_many([dict(statement=f"The embassy rule {n} applies.", subject="embassy") for n in range(8)])
     plain_queries = _count(lambda: _plain(bank, on, max_items=20))
-    for canonical, other in sets:
+    for n, (canonical, other) in enumerate(sets):
         merge(bank.principal, canonical, other, now=BUILT)
+        summary(bank.principal, [[embassy[n]], [embassy[n + 1]]], omitted=[other], now=BUILT + n * DAY)
     with CaptureQueriesContext(connection) as captured:
         result = bank.recall(QUERY, max_items=20)
-    assert len(result.items) == 6
-    assert len(captured) - plain_queries <= 3
+    assert len(result.stages.suppressed_ids) == 6 and len(result.stages.summary_ids) == 6
+    assert len(captured) - plain_queries <= 4
 
 
 def _count(call) -> int:
