@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Optional
 
+from django.conf import settings
+
 from reconsolidation import bounds
 from reconsolidation.admission import Admission
 from reconsolidation.domain import GroupLease, SpendReceipt
@@ -50,9 +52,11 @@ class Execution:
 
 class ReconsolidationBatchExecutor:
     def __init__(self, store: ReconsolidationStore, principal: Principal, provider: Provider, *,
-                 renew_seconds: float = bounds.RECON_RENEW_SECONDS, poll_seconds: float = 0.02,
+                 renew_seconds: Optional[float] = None, poll_seconds: float = 0.02,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.store, self.principal, self.provider = store, principal, provider
+        if renew_seconds is None:  # read at construction so a deployment (or test) may tighten it
+            renew_seconds = float(getattr(settings, "RECON_RENEW_SECONDS", bounds.RECON_RENEW_SECONDS))
         self.renew_seconds, self.poll_seconds, self.monotonic = renew_seconds, poll_seconds, monotonic
 
     def _watch(self, worker: threading.Thread, cancel: threading.Event, group_lease: GroupLease,
