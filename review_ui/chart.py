@@ -13,7 +13,7 @@ from typing import Sequence
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from review_ui.status import DayPoint
+from review_ui.status import DayPoint, usd
 
 WIDTH, HEIGHT, PAD = 560, 180, 28
 
@@ -38,12 +38,12 @@ def render(days: Sequence[DayPoint], ceiling_usd: Decimal) -> SafeString:
         f'<line class="ceiling" x1="{PAD}" y1="{y_usd(ceiling_usd):.1f}" x2="{WIDTH - PAD}" y2="{y_usd(ceiling_usd):.1f}" '
         f'stroke="#b00" stroke-dasharray="4 3"/>',
         f'<text x="{WIDTH - PAD}" y="{y_usd(ceiling_usd) - 4:.1f}" text-anchor="end" font-size="10" fill="#b00">'
-        f'daily ceiling ${escape(str(ceiling_usd))}</text>',
+        f'daily ceiling ${usd(ceiling_usd)}</text>',
     ]
     for i, day in enumerate(days):
         x = PAD + i * slot
         y = y_usd(day.spend_usd)
-        label = f"{day.day.isoformat()}: ${day.spend_usd} spent, {day.operations} operations"
+        label = f"{day.day.isoformat()}: ${usd(day.spend_usd)} spent, {day.operations} operations"
         parts.append(f'<g class="day" data-day="{day.day.isoformat()}"><title>{escape(label)}</title>'
                      f'<rect class="spend" x="{x + 2:.1f}" y="{y:.1f}" width="{slot - 4:.1f}" '
                      f'height="{HEIGHT - PAD - y:.1f}" fill="#4a7fb5"/>'

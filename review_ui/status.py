@@ -34,6 +34,13 @@ from veetbot.rls import owner_context
 SLICE_EVENTS = ("slice_inventory", "slice_paused")
 
 
+def usd(value: Decimal) -> str:
+    """Fixed-point dollars (never ``3E-8``), at least cents."""
+    text = format(value.normalize(), "f")
+    whole, _, cents = text.partition(".")
+    return f"{whole}.{cents.ljust(2, '0')}"
+
+
 @dataclass(frozen=True)
 class SliceLine:
     recorded_at: datetime
@@ -57,6 +64,14 @@ class Status:
     spend_today_usd: Decimal
     daily_ceiling_usd: Decimal
     days: tuple[DayPoint, ...]
+
+    @property
+    def spend_today(self) -> str:
+        return usd(self.spend_today_usd)
+
+    @property
+    def daily_ceiling(self) -> str:
+        return usd(self.daily_ceiling_usd)
 
 
 def _mode() -> str:

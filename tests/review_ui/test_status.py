@@ -1,0 +1,87 @@
+"""The status panel: mode and kill switch, content-free last slices, scan coverage beside
+model-processed groups, spend today against the daily ceiling, and the fourteen-day SVG
+chart (operations inside the window at its first day, outside one day past it)."""
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+
+from reconsolidation import bounds as recon_bounds
+from reconsolidation import passes
+from reconsolidation.store import ReconsolidationStore
+from review_ui import bounds, chart
+from review_ui.status import status, usd
+from tests.factories import make_owner
+from tests.reconsolidation.helpers import original
+from tests.review_ui.seed import DAY_ONE, SECRET, build_bank
+
+
+@pytest.fixture
+def sliced(db, settings):
+    """A fresh owner after one real slice (rules provider): slices, coverage, spend."""
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
+    owner, token = make_owner()
+    for _ in range(2):
+        original(owner, f"The owner prefers Celsius {SECRET}.", subject="units")
+    original(owner, f"The owner waters the plants on Sunday {SECRET}.", subject="plants")
+    run = passes.run_slice(owner, lease_owner="test", store=ReconsolidationStore(), now=DAY_ONE)
+    assert run is not None and run.operations
+    return owner, token, run
+
+
+def test_the_panel_reports_slices_coverage_and_spend_without_content(sliced):
+    owner, token, run = sliced
+    panel = status(owner, now=DAY_ONE)
+    assert panel.mode == "reviewed" and panel.processing_enabled
+    assert panel.slices and panel.slices[0].event == "slice_inventory"
+    assert panel.coverage.generation_size == 3 and panel.coverage.scan_complete
+    assert panel.coverage.groups_processed == run.groups_processed
+    assert panel.spend_today_usd == run.spend_usd > 0
+    assert panel.daily_ceiling_usd == recon_bounds.RECON_DAILY_BUDGET_USD
+    client = Client()
+    client.post("/review/sign-in", {"token": token})
+    html = client.get("/review/").content.decode()
+    panel_html = html.split('id="status"')[1]
+    # The page reads the wall clock: the slice ran on DAY_ONE, so nothing is spent today.
+    assert f"$0.00 of ${usd(recon_bounds.RECON_DAILY_BUDGET_USD)} daily ceiling" in panel_html
+    assert "E-" not in panel_html
+    assert "3 of 3 scanned" in panel_html and f"{run.groups_processed} processed" in panel_html
+    assert "slice_inventory" in panel_html
+    assert SECRET not in panel_html and "Celsius" not in panel_html
+
+
+def test_the_panel_says_when_processing_is_switched_off(sliced, settings):
+    owner, _token, _run = sliced
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
+    assert status(owner, now=DAY_ONE).processing_enabled is False
+
+
+def test_the_chart_covers_exactly_fourteen_days_ending_today(db):
+    bank = build_bank()  # three operations recorded on DAY_ONE
+    last_inside = DAY_ONE + timedelta(days=bounds.REVIEW_CHART_DAYS - 1)
+    inside = status(bank.owner, now=last_inside)
+    assert len(inside.days) == bounds.REVIEW_CHART_DAYS == 14
+    assert inside.days[0].day == DAY_ONE.date() and inside.days[0].operations == 3
+    past = status(bank.owner, now=last_inside + timedelta(days=1))
+    assert past.days[0].day == DAY_ONE.date() + timedelta(days=1)
+    assert sum(d.operations for d in past.days) == 0
+
+
+def test_the_svg_chart_is_numbers_only_with_presentation_attributes(db):
+    bank = build_bank()
+    panel = status(bank.owner, now=DAY_ONE)
+    svg = str(chart.render(panel.days, panel.daily_ceiling_usd))
+    assert svg.startswith("<svg") and svg.count('class="day"') == 14
+    assert " style=" not in svg and "<script" not in svg
+    assert f"{DAY_ONE.date().isoformat()}: $0.00000003 spent, 3 operations" in svg  # three rules calls
+    heights = [float(h) for h in re.findall(r'class="spend" x="[^"]+" y="[^"]+" width="[^"]+" height="([^"]+)"', svg)]
+    assert len(heights) == 14 and all(h >= 0 for h in heights)
+
+
+def test_money_is_fixed_point_with_at_least_cents():
+    from decimal import Decimal
+
+    assert usd(Decimal("3E-8")) == "0.00000003" and usd(Decimal("2")) == "2.00" and usd(Decimal("2.50")) == "2.50"
