@@ -243,3 +243,54 @@ def test_a_derived_action_at_a_stale_revision_is_a_conflict_without_effect(db):
     response = _derived_post(client, bank, "delete", expected_revision="9")
     assert response.status_code == 409 and "Conflict:" in response.content.decode()
     assert "action-delete" in response.content.decode()
+
+
+def _summary_with_an_omitted_input(owner):
+    from tests.reconsolidation.helpers import original
+    from tests.reconsolidation.recall_builders import summary
+    from tests.review_ui.seed import DAY_ONE
+
+    p, q, left_out = (original(owner, f"The owner {what} {SECRET}.", subject="garden")
+                      for what in ("grows tomatoes", "grows basil", "waters at dawn"))
+    return summary(owner, [[p.id], [q.id]], omitted=[left_out.id], now=DAY_ONE), (p, q, left_out)
+
+
+def test_omitted_inputs_are_listed_apart_from_each_claims_exact_support(db):
+    owner, token = make_owner()
+    op, (p, q, left_out) = _summary_with_an_omitted_input(owner)
+    client = signed_in(token)
+    html = client.get(f"/review/operations/{op.id}").content.decode()
+    claims, omitted = html.split('id="omitted"')
+    assert re.findall(r'<li data-source="([^"]+)">', claims) == [str(p.id), str(q.id)]
+    assert re.findall(r'<li data-source="([^"]+)">', omitted) == [str(left_out.id)]
+    source = client.get(f"/review/sources/{left_out.id}?operation={op.id}").content.decode()
+    assert "omitted input" in source and left_out.statement in source
+    assert "cited support" in client.get(f"/review/sources/{p.id}?operation={op.id}").content.decode()
+
+
+def test_an_erased_source_withholds_all_content_of_its_operation(db):
+    from memory.services.erasure import memory_erase
+
+    owner, token = make_owner()
+    op, (p, q, left_out) = _summary_with_an_omitted_input(owner)
+    memory_erase(principal=owner, memory_id=left_out.id)
+    client = signed_in(token)
+    html = client.get(f"/review/operations/{op.id}").content.decode()
+    assert 'id="withheld"' in html and SECRET not in html and "source-link" not in html
+    assert "Supporting originals" not in html
+    assert client.get(f"/review/sources/{left_out.id}").status_code == 404
+
+
+def test_the_journal_pages_at_its_bound_and_the_next_page_continues(bank, monkeypatch):
+    client = signed_in(bank.token)
+    monkeypatch.setattr(bounds, "REVIEW_JOURNAL_PAGE_SIZE", 3)  # exactly the bank's three operations
+    html = client.get("/review/").content.decode()
+    assert html.count('class="card ') == 3 and 'id="next-page"' not in html
+    monkeypatch.setattr(bounds, "REVIEW_JOURNAL_PAGE_SIZE", 2)  # one past the bound: a second page
+    html = client.get("/review/").content.decode()
+    assert html.count('class="card ') == 2
+    older = re.search(r'id="next-page" href="([^"]+)"', html).group(1).replace("&amp;", "&")
+    rest = client.get(f"/review/{older}").content.decode()
+    assert rest.count('class="card ') == 1 and 'id="next-page"' not in rest
+    first_ids = set(re.findall(r'data-operation="([^"]+)"', html))
+    assert not first_ids & set(re.findall(r'data-operation="([^"]+)"', rest))
