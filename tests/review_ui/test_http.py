@@ -294,3 +294,29 @@ def test_the_journal_pages_at_its_bound_and_the_next_page_continues(bank, monkey
     assert rest.count('class="card ') == 1 and 'id="next-page"' not in rest
     first_ids = set(re.findall(r'data-operation="([^"]+)"', html))
     assert not first_ids & set(re.findall(r'data-operation="([^"]+)"', rest))
+
+
+def test_a_connection_is_labelled_an_inferred_hypothesis_and_cites_all_its_support(db):
+    from reconsolidation.models import DerivedMemory
+    from tests.reconsolidation.helpers import original
+    from tests.reconsolidation.recall_builders import operation
+    from tests.review_ui.seed import DAY_ONE
+
+    owner, token = make_owner()
+    p = original(owner, f"The owner bought hiking boots {SECRET}.", subject="hiking")
+    q = original(owner, f"The owner booked a mountain hut {SECRET}.", subject="hiking")
+    op = operation(owner, "infer_connection", [p.id, q.id], now=DAY_ONE)
+    with owner_context(owner):  # arrangement: the hypothesis projection a reviewed connection writes
+        DerivedMemory.objects.create(
+            tenant_id=owner.tenant_id, principal_id=owner.principal_id, id=op.id, operation=op, kind="hypothesis",
+            clauses=[{"text": "The owner may be planning a hiking trip.", "source_ids": [str(p.id), str(q.id)]}],
+            subject="hiking", belief_type="preference", sensitivity="internal", scope="user", portable=True,
+            confidence=0.3, evidence_at=DAY_ONE, valid_from=DAY_ONE, status="active", revision=1,
+            created_at=DAY_ONE, updated_at=DAY_ONE)
+    client = signed_in(token)
+    journal = client.get("/review/?lens=connections").content.decode()
+    assert journal.count('class="card ') == 1 and "Connection" in journal and "Derived, not an original" in journal
+    html = client.get(f"/review/operations/{op.id}").content.decode()
+    assert "Hypothesis (inferred, tentative)" in html and "not an original memory" in html
+    assert sorted(re.findall(r'<li data-source="([^"]+)">', html)) == sorted([str(p.id), str(q.id)])
+    assert 'id="omitted"' not in html
