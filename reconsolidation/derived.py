@@ -21,7 +21,8 @@ owner's memory-write key namespace (resource kind ``derived``):
   same or copied evidence, its operation is invalidated, the clauses are purged; the
   answer is the retired, content-free view;
 * ``delete`` does the same and marks the copy erased, so lookup becomes NotFound; a
-  replay answers the same content-free success.
+  replay answers the same content-free success. Both bump the owner's erasure fence, so
+  in-flight work and cached generated copies are fenced like any erasure.
 
 Originals are never touched. Nothing here logs or persists prose: receipts and blocks
 hold digests and opaque IDs only.
@@ -37,7 +38,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from memory import vocabulary
 from memory.models import IdempotencyReceipt, Memory
-from memory.services.owner_state import lock_owner
+from memory.services.owner_state import bump_erasure_fence, lock_owner
 from memory.services.receipts import KeyReused, key_sha256
 from reconsolidation import apply, blocks
 from reconsolidation.errors import Invalid, NotFound
@@ -246,6 +247,8 @@ def _retire(principal: Principal, row: DerivedMemory, now: datetime, *, erase: b
     if row.retired_at is None:
         changes["retired_at"] = now
     DerivedMemory.objects.filter(id=row.id).update(**changes)
+    # Generated copies (in-flight work, cached snapshots) are fenced like any erasure.
+    bump_erasure_fence(principal, now)
     audit(principal, f"derived_{reason}", now, reason=reason, operation_id=operation.id, counts={"blocks": installed})
 
 

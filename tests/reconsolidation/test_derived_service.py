@@ -60,8 +60,12 @@ def test_not_here_keeps_the_summary_in_its_own_scope_only(bank, built):
 
 
 @pytest.mark.parametrize("action", ["not_true", "delete"])
-def test_not_true_and_delete_withhold_the_summary_from_recall(bank, built, action):
+def test_not_true_and_delete_withhold_the_summary_from_recall_and_move_the_erasure_fence(bank, built, action):
+    from memory.services.owner_state import erasure_generation
+
     assert built.id in recalled(bank)
+    with owner_context(bank.principal):
+        fence = erasure_generation(bank.principal)
     if action == "delete":
         derived.derived_delete(bank.principal, built.id, ceiling="restricted", idempotency_key="x",
                                request_sha256="1" * 64)
@@ -71,6 +75,8 @@ def test_not_true_and_delete_withhold_the_summary_from_recall(bank, built, actio
         view = act(bank, built, "not_true", "x")
         assert view.status == "retired" and view.content is None and view.sources == ()
     assert built.id not in recalled(bank)
+    with owner_context(bank.principal):
+        assert erasure_generation(bank.principal) == fence + 1
 
 
 def test_the_same_key_with_another_request_is_refused(bank, built):
