@@ -10,6 +10,7 @@ import pytest
 
 from memory import services
 from memory.domain import MemoryChanges
+from memory.models import Event
 from reconsolidation import bounds, summaries
 from reconsolidation.models import ReconsolidationGroup
 from tests.factories import make_owner
@@ -28,7 +29,14 @@ CHANGES = {
     "retracted": lambda owner, m, now: services.memory_reject(principal=owner, memory_id=m.id, now=now),
     "expired": lambda owner, m, now: services.memories_expire_due(principal=owner, now=now + timedelta(days=400)),
     "erased": lambda owner, m, now: services.memory_erase(principal=owner, memory_id=m.id, now=now),
+    "session_erased": lambda owner, m, now: services.session_erase(principal=owner, session_id=session_of(owner, m),
+                                                                   now=now),
 }
+
+
+def session_of(owner, memory):
+    with owner_context(owner):
+        return Event.objects.get(id=memory.sources[0].event).session_id
 
 
 @pytest.fixture
@@ -52,7 +60,7 @@ def test_every_source_change_invalidates_a_committed_summary_and_purges_its_proj
     row = operation_row(owner, op.id)
     assert (row.state, row.revision) == ("invalidated", op.revision + 1)
     (derived,) = derived_rows(owner)
-    assert derived.status == ("erased" if change == "erased" else "invalidated")
+    assert derived.status == ("erased" if change.endswith("erased") else "invalidated")
     assert (derived.clauses, derived.subject) == ([], "")
 
 
