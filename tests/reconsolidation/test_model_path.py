@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from evals.reconsolidation.responder import HeuristicResponder
+from evals.reconsolidation.responder import HeuristicResponder, propose, verify
 from memory.models import Memory
-from reconsolidation.models import ReconsolidationGroup, ReconsolidationSpend
+from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend
 from reconsolidation.work import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
@@ -49,4 +49,61 @@ def test_a_scripted_provider_yields_pending_merge_and_summary_with_two_settled_c
         assert [s.call_audit["stage"] for s in spends] == ["proposal", "verification"]
         assert {s.state for s in spends} == {"settled"}
         assert "Celsius" not in repr([s.call_audit for s in spends])
+        assert ReconsolidationGroup.objects.get().state == "completed"
+
+
+class OverReaching(HeuristicResponder):
+    """Adds a merge over every input of each group (not equivalent) and verifies everything:
+    only the local writers can refuse that merge."""
+
+    def answer(self, prepared):
+        import json
+        from uuid import uuid4
+
+        document = json.loads(prepared.body)
+        if prepared.stage == "proposal":
+            reply = propose(document)
+            for payload in document["untrusted_data"]["groups"]:
+                sources = payload["sources"]
+                reply["operations"].append({
+                    "id": str(uuid4()), "group_id": payload["group_id"], "kind": "merge_equivalent",
+                    "inputs": [{"belief_id": s["belief_id"], "content_revision": s["content_revision"]} for s in sources],
+                    "clauses": [{"text": sources[0]["statement"], "support": [
+                        {"belief_id": s["belief_id"], "excerpt_id": s["excerpt_ids"][0]} for s in sources]}]})
+        else:
+            reply = verify(document)
+            reply["verdicts"] = [{**v, "status": "supported", "reason": "entailed"} for v in reply["verdicts"]]
+        return json.dumps(reply).encode()
+
+
+def test_a_candidate_refused_by_local_rules_leaves_its_verified_siblings_recorded(owner, enabled, scripted, store, day_one):
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner reads temperatures in the morning.", subject="units")
+    ops = run(store, owner, [a, b], day_one, OverReaching())
+    assert [op.kind for op in ops] == ["summarize_related"]  # the non-equivalent merge alone was refused
+    with owner_context(owner):
+        assert ReconsolidationGroup.objects.get().state == "completed"
+
+
+def test_replaying_a_reviewed_batch_cannot_recommit_the_group(owner, enabled, scripted, store, day_one, monkeypatch):
+    from reconsolidation import apply_review as module, model_work
+    from reconsolidation.errors import LeaseLost
+
+    seen = []
+
+    def recording(*args, **kwargs):
+        seen.append((args, kwargs))
+        return module.apply_review(*args, **kwargs)
+
+    monkeypatch.setattr(model_work, "apply_review", recording)
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    lease, group = claimed_group(store, owner, [a, b], day_one)
+    assert [op.kind for op in process_group(store, owner, group, now=day_one, provider=HeuristicResponder())] == [
+        "merge_equivalent"]
+    (args, kwargs), = seen
+    with pytest.raises(LeaseLost):  # the group is completed: no longer leased to anyone
+        module.apply_review(*args, **kwargs)
+    with owner_context(owner):
+        assert ReconsolidationOperation.objects.count() == 1
         assert ReconsolidationGroup.objects.get().state == "completed"

@@ -1,0 +1,83 @@
+"""Unattended mode is gated by release evidence: AGENT_MEMORY_RECONSOLIDATION_EVIDENCE must
+name a passing eval_reconsolidation report whose provider, model, prompt/schema digests and
+policy match the running configuration. Missing, failing or mismatched evidence refuses at
+startup (the dream command) and at every group, before any spend."""
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from evals.reconsolidation import runner
+from reconsolidation import mode
+from reconsolidation.models import ReconsolidationSpend
+from reconsolidation.work import process_group
+from tests.factories import make_owner
+from tests.reconsolidation.helpers import original
+from tests.reconsolidation.work_builders import claimed_group
+from veetbot.rls import owner_context
+
+
+def report(path, *, passed=True, **provider):
+    identity = {"name": "rules", **runner.provider_identity("rules"), **provider}
+    path.write_text(json.dumps({"passed": passed, "provider": identity, "configuration": {},
+                                "gates": {"development/merge/lost_facts": {"value": 0, "threshold": 0,
+                                                                           "passed": passed}}}))
+    return str(path)
+
+
+@pytest.fixture
+def unattended(settings):
+    settings.AGENT_MEMORY_RECONSOLIDATION_MODE = "unattended"
+    settings.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = ""
+    return settings
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda tmp: "", "evidence_missing"),
+    (lambda tmp: str(tmp / "absent.json"), "evidence_unreadable"),
+    (lambda tmp: report(tmp / "r.json", passed=False), "evidence_not_passing"),
+    (lambda tmp: report(tmp / "r.json", name="openai"), "evidence_name_mismatch"),
+    (lambda tmp: report(tmp / "r.json", model="rules@0"), "evidence_model_mismatch"),
+    (lambda tmp: report(tmp / "r.json", prompt_digest="0" * 64), "evidence_prompt_digest_mismatch"),
+    (lambda tmp: report(tmp / "r.json", schema_digest="0" * 64), "evidence_schema_digest_mismatch"),
+    (lambda tmp: report(tmp / "r.json", policy="other@1"), "evidence_policy_mismatch"),
+])
+def test_unattended_is_refused_without_matching_passing_evidence(unattended, tmp_path, make, reason):
+    unattended.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = make(tmp_path)
+    with pytest.raises(mode.UnattendedRefused, match="AGENT_MEMORY_RECONSOLIDATION_EVIDENCE") as refused:
+        mode.current_mode()
+    assert refused.value.reason == reason
+
+
+def test_matching_passing_evidence_permits_unattended_and_commits_directly(db, enabled, unattended, store, day_one,
+                                                                           tmp_path):
+    unattended.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = report(tmp_path / "r.json")
+    assert mode.check_startup() == "unattended"
+    owner = make_owner()[0]
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    lease, group = claimed_group(store, owner, [a, b], day_one)
+    assert [op.state for op in process_group(store, owner, group, now=day_one)] == ["committed"]
+
+
+def test_every_group_rechecks_the_evidence_before_any_spend(db, enabled, unattended, store, day_one, tmp_path):
+    owner = make_owner()[0]
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    lease, group = claimed_group(store, owner, [a, b], day_one)
+    unattended.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = report(tmp_path / "r.json", model="other")  # changed mid-slice
+    with pytest.raises(mode.UnattendedRefused):
+        process_group(store, owner, group, now=day_one)
+    with owner_context(owner):
+        assert not ReconsolidationSpend.objects.exists()
+
+
+def test_the_dream_command_refuses_unattended_at_startup_with_a_clear_message(db, enabled, unattended):
+    owner = make_owner()[0]
+    with pytest.raises(CommandError, match="unattended is refused.*evidence_missing"):
+        call_command("dream", "--once", "--owner", f"{owner.tenant_id}/{owner.principal_id}", stdout=StringIO(),
+                     stderr=StringIO())
