@@ -47,6 +47,12 @@ def test_one_character_past_the_bound_omits_the_clause_whole_and_lists_it():
     assert all(clause.text in {a.statement, c.statement} for clause in result.clauses)  # never cut
 
 
+def test_exactly_four_related_statements_give_four_clauses_and_omit_nothing():
+    views = [view(n, statement=f"The owner visited city {n}.") for n in range(1, bounds.RECON_SUMMARY_MAX_CLAUSES + 1)]
+    result = plan(views)
+    assert len(result.clauses) == bounds.RECON_SUMMARY_MAX_CLAUSES and result.omitted == ()
+
+
 def test_at_most_four_clauses_and_the_rest_are_omitted():
     views = [view(n, statement=f"The owner visited city {n}.") for n in range(1, 7)]
     result = plan(views)
