@@ -12,7 +12,7 @@ The dashboard is the owner's own view, so it reads at the top sensitivity ceilin
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 from uuid import UUID
 
@@ -134,7 +134,7 @@ def _original(memory_id: UUID) -> Optional[SourceLine]:
 
 
 def _line(line: SourceLine, **changes) -> SourceLine:
-    return SourceLine(**{**line.__dict__, **changes})
+    return replace(line, **changes)
 
 
 def operation_detail(principal: Principal, operation_id: UUID) -> Detail:

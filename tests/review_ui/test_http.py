@@ -59,6 +59,7 @@ def test_sign_in_sets_a_thirty_day_secure_httponly_strict_cookie_without_the_bea
 def test_a_wrong_token_is_refused_without_a_cookie(bank):
     response = Client().post("/review/sign-in", {"token": bank.token + "x"})
     assert response.status_code == 401 and COOKIE not in response.cookies
+    assert bank.token not in response.content.decode()  # never echoed back
 
 
 def test_review_pages_require_the_cookie(bank):
@@ -320,3 +321,22 @@ def test_a_connection_is_labelled_an_inferred_hypothesis_and_cites_all_its_suppo
     assert "Hypothesis (inferred, tentative)" in html and "not an original memory" in html
     assert sorted(re.findall(r'<li data-source="([^"]+)">', html)) == sorted([str(p.id), str(q.id)])
     assert 'id="omitted"' not in html
+
+
+def test_undo_is_offered_only_for_a_committed_merge_and_refused_otherwise(bank):
+    client = signed_in(bank.token)
+    preview = client.get(f"/review/operations/{bank.merge.id}/undo-preview").content.decode()
+    assert 'id="undo-unavailable"' in preview and "action-undo" not in preview  # still pending
+    response = client.post(f"/review/operations/{bank.merge.id}/undo",
+                           {"expected_revision": bank.merge.revision, "idempotency_key": "u1"})
+    assert response.status_code == 409 and "Pending review" in response.content.decode()
+
+
+def test_a_failed_write_keeps_its_key_and_revision_for_an_explicit_retry(bank):
+    client = signed_in(bank.token)
+    url = f"/review/operations/{bank.merge.id}/approve"
+    response = client.post(url, {"expected_revision": bank.merge.revision, "idempotency_key": "   "})
+    html = response.content.decode()
+    assert response.status_code == 400 and "you can retry the same request" in html
+    assert form_fields(html, url)["idempotency_key"] == "   "
+    assert form_fields(html, url)["expected_revision"] == str(bank.merge.revision)
