@@ -19,6 +19,7 @@ from uuid import UUID
 from memory import selectors as memory_selectors
 from memory import vocabulary
 from memory.errors import NotFound as MemoryNotFound
+from reconsolidation import derived as derived_service
 from reconsolidation import reads
 from reconsolidation.domain import OperationView
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
@@ -148,27 +149,39 @@ def operation_detail(principal: Principal, operation_id: UUID) -> Detail:
         found = {ref.memory_id: _original(ref.memory_id) for ref in view.inputs}
         if any(line is None for line in found.values()):
             return Detail(**base, withheld=True, actions=_actions(view, withheld=True))
-        derived = DerivedMemory.objects.filter(operation_id=view.id).first()
+        derived_id = DerivedMemory.objects.filter(operation_id=view.id).values_list("id", flat=True).first()
         members = list(ReconsolidationMember.objects.filter(operation_id=view.id).values_list("canonical_id", "member_id"))
+    derived = _derived(principal, derived_id)
     canonical = members[0][0] if members else None
     originals = tuple(_line(found[ref.memory_id], canonical=ref.memory_id == canonical) for ref in view.inputs)
     claims, omitted, notice = _claims(view, row, derived, found, canonical)
     extra = {}
     if derived is not None:
-        flags = tuple(label for label, attr in (("dismissed", "dismissed_at"), ("not here", "restricted_at"))
-                      if getattr(derived, attr, None) is not None)
-        extra = dict(derived_id=derived.id, derived_kind=derived.kind, derived_status=derived.status,
+        flags = tuple(label for label, on in (("dismissed", derived.dismissed_at is not None),
+                                              ("not here", derived.restricted)) if on)
+        extra = dict(derived_id=derived.id, derived_kind=derived.record_kind, derived_status=derived.status,
                      derived_revision=derived.revision, derived_flags=flags)
     return Detail(**base, withheld=False, originals=originals, claims=claims, omitted=omitted, notice=notice,
                   actions=_actions(view, withheld=False, derived=derived), **extra)
 
 
+def _derived(principal: Principal, derived_id: Optional[UUID]):
+    """The governed derived detail (``reconsolidation.derived``): content only while the
+    projection is active and all of its support is available; None once deleted."""
+    if derived_id is None:
+        return None
+    try:
+        return derived_service.derived_get(principal, derived_id, ceiling=CEILING)
+    except MemoryNotFound:
+        return None
+
+
 def _claims(view: OperationView, row: ReconsolidationOperation, derived, found: dict, canonical):
     if view.kind in ("summarize_related", "infer_connection"):
         label = "Summary clause" if view.kind == "summarize_related" else "Hypothesis (inferred, tentative)"
-        if derived is not None:
-            clauses = [(c["text"], [UUID(i) for i in c["source_ids"]]) for c in derived.clauses]
-        elif view.state == "proposed":
+        if derived is not None and derived.content is not None:
+            clauses = [(c.text, list(c.source_ids)) for c in derived.content.clauses]
+        elif derived is None and view.state == "proposed":
             clauses = [(found[UUID(ids[0])].statement, [UUID(i) for i in ids]) for ids in row.clause_sources]
         else:
             clauses = []  # an ended projection keeps no text: its history is the operation

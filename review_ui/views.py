@@ -19,7 +19,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memory.errors import Conflict, Invalid, MemoryError_, NotFound
-from reconsolidation import review, undo
+from memory.services.receipts import request_sha256
+from reconsolidation import derived, review, undo
 from reconsolidation.models import OPERATION_STATES
 from review_ui import chart, selectors
 from review_ui.forms import ActionForm, SignInForm, new_key
@@ -160,9 +161,6 @@ def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> Htt
     """Dismiss / not here / not true / delete on the operation's derived memory, through the
     governed derived service (its rules, its receipts). The derived revision the page showed
     is part of the request, so a retry of the same form is the same request."""
-    from memory.services.receipts import request_sha256
-    from reconsolidation import derived
-
     if action not in DERIVED_FEEDBACK:
         raise Http404()
     if not request.review.can_write:
