@@ -18,12 +18,12 @@ committing it): both hold the owner lock and the sources FOR UPDATE in sorted UU
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Sequence
+from typing import Optional, Sequence
 from uuid import UUID
 
 from memory.errors import Conflict
 from memory.services.owner_state import allocate
-from reconsolidation import blocks, summaries
+from reconsolidation import blocks, hypotheses, summaries
 from reconsolidation.domain import ClauseDraft
 from reconsolidation.equivalence import all_equivalent, canonical, normalize
 from reconsolidation.leases import audit, owner_fields
@@ -50,7 +50,8 @@ def summary_signature(views: Sequence[SourceView], clauses: Sequence[ClauseDraft
     return blocks.summary_claims(views[0].attribution, [clause.text for clause in clauses])
 
 
-def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], clauses: Sequence[ClauseDraft]) -> None:
+def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], clauses: Sequence[ClauseDraft], *,
+             now: Optional[datetime] = None) -> None:
     ordered = list(views.values())
     if kind == "merge_equivalent":
         if not all_equivalent(ordered):
@@ -66,8 +67,12 @@ def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], cla
     elif kind == "flag_conflict":
         if len(ordered) < 2:
             raise ProposalRefused("conflict_needs_two")
+    elif kind == "infer_connection":
+        reason = hypotheses.check(principal, views, clauses, now)
+        if reason:
+            raise ProposalRefused(reason)
     else:
-        raise ProposalRefused("hypothesis_needs_verification")
+        raise ProposalRefused("unknown_kind")
 
 
 def overlap(ids: Sequence[UUID]) -> tuple[list[UUID], bool]:
@@ -99,7 +104,10 @@ def _supersede(principal: Principal, holders: Sequence[UUID], by: UUID, now: dat
 
 
 def clauses_of(operation: ReconsolidationOperation, views: dict[UUID, SourceView]) -> tuple[ClauseDraft, ...]:
-    """The clause texts of a recorded summary, re-read from its sources (exact revisions)."""
+    """The clause texts of a recorded summary, re-read from its sources (exact revisions);
+    a hypothesis's verified wording, kept with its projection."""
+    if operation.kind == "infer_connection":
+        return hypotheses.stored_clause(operation)
     return tuple(
         ClauseDraft(text=normalize(views[UUID(ids[0])].statement), source_ids=tuple(UUID(i) for i in ids))
         for ids in operation.clause_sources
@@ -133,6 +141,8 @@ def apply(principal: Principal, operation: ReconsolidationOperation, views: dict
             valid_from=meta.valid_from, expires_at=meta.expires_at, status="active", revision=1,
             store_position=allocate(principal, positions=1).store_position, created_at=now, updated_at=now,
         )
+    elif operation.kind == "infer_connection":  # projection written when recorded; valid from commit
+        DerivedMemory.objects.filter(operation_id=operation.id).update(valid_from=now, updated_at=now)
     operation.state, operation.committed_at, operation.revision = "committed", now, operation.revision + 1
     operation.updated_at = now
     operation.save(update_fields=["state", "committed_at", "revision", "updated_at"])

@@ -10,8 +10,9 @@ provider's clause text matters only where the kind stores text:
   key; two sources) and the dependencies are the record;
 * ``summarize_related`` — each clause must copy one source statement exactly
   (``summaries.check_clauses``), citing the beliefs it copies;
-* ``infer_connection`` — refused here (``hypothesis_not_admitted``): a hypothesis needs
-  the hypothesis writer, which is not part of this path yet;
+* ``infer_connection`` — the one tentative clause, marked ``verified`` (it reached here
+  only because the verifier said supported); ``hypotheses`` applies the local rules and
+  writes the projection;
 * ``no_change`` — nothing.
 
 All commits of one group run in ONE owner transaction; each commit is a savepoint, so a
@@ -50,15 +51,15 @@ class Applied:
 
 def local_proposal(op: Operation, model_identity: str) -> Proposal:
     """The local form of one envelope operation (``ValueError`` when it has none)."""
-    if op.kind in ("no_change", "infer_connection"):
+    if op.kind == "no_change":
         raise ValueError(op.kind)
     inputs = tuple(InputRef(memory_id=p.belief_id, content_revision=p.content_revision) for p in op.inputs)
     clauses = ()
-    if op.kind == "summarize_related":
+    if op.kind in ("summarize_related", "infer_connection"):
         clauses = tuple(ClauseDraft(text=c.text, source_ids=tuple(dict.fromkeys(s.belief_id for s in c.support)))
                         for c in op.clauses)
     return Proposal(kind=op.kind, inputs=inputs, model_identity=model_identity, reason=PROVIDER_REASON[op.kind],
-                    clauses=clauses)
+                    clauses=clauses, verified=op.kind == "infer_connection")
 
 
 def apply_review(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, parsed: ProposalParse,
@@ -69,9 +70,6 @@ def apply_review(store: ReconsolidationStore, principal: Principal, group_lease:
            if op.id in accepted and op.group_id == group_lease.group_id and op.kind != "no_change"]
     with owner_context(principal):
         for op in ops:
-            if op.kind == "infer_connection":
-                applied.refused[op.id] = "hypothesis_not_admitted"
-                continue
             try:
                 proposal = local_proposal(op, model_identity)
             except ValueError:

@@ -56,6 +56,11 @@ RECON_RULES_CALL_USD: Decimal = Decimal(_setting("RECON_RULES_CALL_USD", "0.0000
 # --- Derivation and owner surfaces ----------------------------------------------------
 RECON_SUMMARY_MAX_CHARS: int = _setting("RECON_SUMMARY_MAX_CHARS", 1024)
 RECON_SUMMARY_MAX_CLAUSES: int = _setting("RECON_SUMMARY_MAX_CLAUSES", 4)
+# Hypotheses (infer_connection): the confidence cap and the evidence-clock horizon.
+RECON_HYPOTHESIS_MAX_CONFIDENCE: float = _setting("RECON_HYPOTHESIS_MAX_CONFIDENCE", 0.35)
+RECON_HYPOTHESIS_MAX_DAYS: int = _setting("RECON_HYPOTHESIS_MAX_DAYS", 30)
+# Fewest distinct admitted owner events (and source originals) a hypothesis cites.
+RECON_HYPOTHESIS_MIN_EVENTS: int = _setting("RECON_HYPOTHESIS_MIN_EVENTS", 2)
 RECON_OPERATIONS_PAGE_DEFAULT: int = _setting("RECON_OPERATIONS_PAGE_DEFAULT", 50)
 RECON_OPERATIONS_PAGE_MAX: int = _setting("RECON_OPERATIONS_PAGE_MAX", 100)
 RECON_IDEMPOTENCY_KEY_MAX_CHARS: int = _setting("RECON_IDEMPOTENCY_KEY_MAX_CHARS", 128)

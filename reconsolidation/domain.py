@@ -203,8 +203,11 @@ class Proposal(Value):
     policy: str = bounds.POLICY
     model_identity: str = Field(pattern=r"^[0-9a-f]{64}$")
     reason: str = Field(default="", max_length=40, pattern=r"^[a-z0-9_]*$")
-    # summarize_related only: the extractive clauses (checked against the locked sources).
+    # summarize_related: the extractive clauses; infer_connection: its one tentative clause
+    # (both checked against the locked sources).
     clauses: tuple[ClauseDraft, ...] = Field(default=(), max_length=bounds.RECON_SUMMARY_MAX_CLAUSES)
+    # infer_connection only: the source-only verifier said supported (set by apply_review).
+    verified: bool = False
 
     @model_validator(mode="after")
     def _shape(self) -> "Proposal":

@@ -28,7 +28,7 @@ from django.db import connection
 from django.db.models import F
 
 from memory.services.owner_state import erasure_generation, lock_owner
-from reconsolidation import apply, blocks, bounds, mode
+from reconsolidation import apply, blocks, bounds, hypotheses, mode
 from reconsolidation.domain import (
     InputRef, InvalidationReceipt, OperationPage, OperationView, Proposal, input_digest, sorted_inputs,
 )
@@ -73,8 +73,10 @@ def commit(
         raise Conflict("policy_changed")
     if not set(proposal.inputs) <= set(expected):
         raise Invalid("proposal.inputs: only supplied inputs at their supplied revisions")
-    if proposal.clauses and proposal.kind != "summarize_related":
-        raise Invalid("proposal.clauses: only a summary has clauses")
+    if proposal.clauses and proposal.kind not in ("summarize_related", "infer_connection"):
+        raise Invalid("proposal.clauses: only a summary or a hypothesis has clauses")
+    if proposal.kind == "infer_connection" and not proposal.verified:
+        raise apply.ProposalRefused("hypothesis_needs_verification")
     state = mode.recorded_state()
     refs = sorted_inputs(proposal.inputs)
     with owner_context(principal):
@@ -92,7 +94,7 @@ def commit(
             raise FenceLost()
         if blocks.any_blocked([operation_signature(proposal.kind, [ref.memory_id for ref in refs])]):
             raise Conflict("blocked_by_owner")
-        apply.validate(principal, proposal.kind, views, proposal.clauses)
+        apply.validate(principal, proposal.kind, views, proposal.clauses, now=now)
         if proposal.kind == "merge_equivalent":
             apply.check_overlap(list(views))
         if ReconsolidationOperation.objects.filter(slice_token=job.lease_token).count() >= bounds.RECON_SLICE_MAX_OPERATIONS:
@@ -122,6 +124,8 @@ def commit(
             )
             for memory_id, event_id, session_id, evidence_at in evidence
         )
+        if proposal.kind == "infer_connection":  # the verified wording exists only now
+            hypotheses.record(principal, operation, views, proposal.clauses[0], now)
         if state == "committed":
             apply.apply(principal, operation, views, now)
         audit(principal, f"operation_{operation.state}", now, reason=proposal.kind, job_id=job.id, group_id=group.id,

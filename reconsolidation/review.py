@@ -68,7 +68,7 @@ def _approve(principal: Principal, row: ReconsolidationOperation, now: datetime)
         raise StaleInputs(sorted(reasons.values())[0])
     if blocks.any_blocked([blocks.exact(row.kind, row.input_ids)]):
         raise Conflict("blocked_by_owner")
-    apply.validate(principal, row.kind, views, apply.clauses_of(row, views))
+    apply.validate(principal, row.kind, views, apply.clauses_of(row, views), now=now)
     apply.apply(principal, row, views, now)
 
 
