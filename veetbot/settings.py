@@ -41,6 +41,10 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 DEBUG = env_flag("VEETBOT_DEBUG")
 ALLOWED_HOSTS = os.environ.get("VEETBOT_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+# The review dashboard's forms: the CSRF cookie never travels cross-site nor to scripts.
+CSRF_COOKIE_SAMESITE = "Strict"
+CSRF_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Strict"
 
 INSTALLED_APPS = [
     "veetbot",  # first, so its `migrate` (which runs as the owner role) wins
