@@ -70,7 +70,7 @@ class RecallRequest(Value):
     exclude_ids: tuple[UUID, ...] = ()
 
 
-RecordKind = Literal["belief", "summary"]
+RecordKind = Literal["belief", "summary", "hypothesis"]
 
 
 class SummaryClause(Value):

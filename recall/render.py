@@ -114,9 +114,24 @@ def _summary_line(item: RecallItem) -> str:
     return _line(item, body, f"summary of {len(item.support_ids)} memories")
 
 
+# A recalled hypothesis (reconsolidation infer_connection): always visibly tentative.
+HYPOTHESIS_HEADING = "Hypothesis (tentative, inferred; not stated by the owner):"
+
+
+def _hypothesis_line(item: RecallItem) -> str:
+    if instruction_like(item.subject) or any(instruction_like(c.text) for c in item.clauses):
+        body = WITHHELD
+    else:
+        body = " ".join([HYPOTHESIS_HEADING, *(
+            f"{safe_text(c.text)} {' '.join(citation(i) for i in c.source_ids)}" for c in item.clauses)])
+    return _line(item, body, f"hypothesis from {len(item.support_ids)} memories")
+
+
 def render_line(item: RecallItem) -> str:
     if item.record_kind == "summary":
         return _summary_line(item)
+    if item.record_kind == "hypothesis":
+        return _hypothesis_line(item)
     if instruction_like(item.subject) or instruction_like(item.statement):
         body = WITHHELD
     else:

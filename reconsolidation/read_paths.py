@@ -154,15 +154,15 @@ SUMMARIES = f"""
     ), live AS MATERIALIZED (
         SELECT o.id, o.revision, o.input_ids, anchored.anchor_rank
         FROM anchored JOIN reconsolidation_reconsolidationoperation o ON o.id = anchored.operation_id
-        WHERE o.state = 'committed' AND o.kind = 'summarize_related'
+        WHERE o.state = 'committed' AND o.kind IN ('summarize_related', 'infer_connection')
     ), {_support("live")}
     SELECT s.id, s.operation_id, live.revision, s.clauses, s.subject, s.belief_type, s.sensitivity,
            s.confidence, s.evidence_at, s.valid_from, s.expires_at, s.revision, live.anchor_rank,
-           c.ids, c.authorities, c.attributions, c.polarities, live.input_ids
+           c.ids, c.authorities, c.attributions, c.polarities, live.input_ids, s.kind
     FROM live
     JOIN checked c ON c.operation_id = live.id AND c.visible AND c.ids @> live.input_ids
     JOIN reconsolidation_derivedmemory s ON s.operation_id = live.id
-    WHERE s.kind = 'summary' AND s.status = 'active' AND s.erased_at IS NULL AND s.retired_at IS NULL
+    WHERE s.kind IN ('summary', 'hypothesis') AND s.status = 'active' AND s.erased_at IS NULL AND s.retired_at IS NULL
       AND jsonb_typeof(s.clauses) = 'array' AND jsonb_array_length(s.clauses) > 0
       AND s.sensitivity = ANY(%(sensitivities)s::text[])
       AND (s.scope = %(scope)s OR (%(scope)s <> 'user' AND s.scope = 'user' AND s.portable
@@ -267,7 +267,7 @@ def summaries(params: dict, ids: Sequence[UUID], scores: dict[UUID, float]) -> l
     items, signatures = [], {}
     for (derived_id, operation_id, operation_revision, clauses, subject, belief_type, sensitivity, confidence,
          evidence_at, valid_from, expires_at, revision, anchor_rank, support, authorities, attributions,
-         polarities, input_ids) in rows:
+         polarities, input_ids, kind) in rows:
         try:
             if isinstance(clauses, str):  # Django's psycopg setup hands raw jsonb over as text
                 clauses = json.loads(clauses)
@@ -277,7 +277,18 @@ def summaries(params: dict, ids: Sequence[UUID], scores: dict[UUID, float]) -> l
             continue  # a malformed projection is withheld, never half-rendered
         if not all(c.source_ids and set(c.source_ids) <= set(support) for c in parsed):
             continue  # a clause citing anything outside the complete support is withheld
-        signatures[derived_id] = _signatures(input_ids, attributions, parsed)
+        signatures[derived_id] = (_signatures(input_ids, attributions, parsed) if kind == "summary"
+                                  else {blocks.exact("infer_connection", input_ids)})
+        if kind == "hypothesis":  # a tentative connection: inferred, never the sources' authority
+            items.append(RecallItem(
+                id=derived_id, score=scores[ids[anchor_rank - 1]], subject=subject, statement=parsed[0].text,
+                belief_type=belief_type, polarity=_uniform(sorted(polarities), "mixed"), derivation="inferred",
+                authority="INFERRED", attribution=_uniform(sorted(attributions), "mixed"), confidence=confidence,
+                sensitivity=sensitivity, evidence_at=evidence_at, valid_from=valid_from, expires_at=expires_at,
+                content_revision=revision, sources=(), record_kind="hypothesis", operation_id=operation_id,
+                operation_revision=operation_revision, clauses=parsed, support_ids=tuple(sorted(support, key=str)),
+            ))
+            continue
         items.append(RecallItem(
             id=derived_id, score=scores[ids[anchor_rank - 1]], subject=subject,
             statement="; ".join(c.text for c in parsed), belief_type=belief_type,

@@ -102,9 +102,10 @@ class RecallItemSerializer(serializers.Serializer):
     content_revision = serializers.IntegerField(help_text="The revision recalled (for as_of: the one current then).")
     sources = SourceSerializer(many=True)
     record_kind = serializers.ChoiceField(
-        choices=("belief", "summary"),
-        help_text="belief: an original; summary: an extractive summary derived by reconsolidation "
-                  "(only with reconsolidation on, only in slots the originals left).",
+        choices=("belief", "summary", "hypothesis"),
+        help_text="belief: an original; summary: an extractive summary derived by reconsolidation; "
+                  "hypothesis: a tentative inferred connection (both only with reconsolidation on, only in "
+                  "slots the originals left).",
     )
     operation_id = serializers.UUIDField(
         allow_null=True, help_text="The reconsolidation operation: the merge set a belief represents, or the summary's.",
