@@ -104,34 +104,29 @@ SUMMARY_HEADING = "Summary of related memories:"
 SUMMARY_BULLET = "- "
 
 
-def _summary_line(item: RecallItem) -> str:
-    if instruction_like(item.subject) or any(instruction_like(c.text) for c in item.clauses):
-        body = WITHHELD
-    else:
-        body = " ".join([SUMMARY_HEADING, *(
-            f"{SUMMARY_BULLET}{safe_text(c.text)} {' '.join(citation(i) for i in c.source_ids)}" for c in item.clauses
-        )])
-    return _line(item, body, f"summary of {len(item.support_ids)} memories")
-
-
 # A recalled hypothesis (reconsolidation infer_connection): always visibly tentative.
 HYPOTHESIS_HEADING = "Hypothesis (tentative, inferred; not stated by the owner):"
+# record kind -> (heading, clause bullet, lead note)
+_DERIVED = {
+    "summary": (SUMMARY_HEADING, SUMMARY_BULLET, "summary of {} memories"),
+    "hypothesis": (HYPOTHESIS_HEADING, "", "hypothesis from {} memories"),
+}
 
 
-def _hypothesis_line(item: RecallItem) -> str:
+def _derived_line(item: RecallItem) -> str:
+    heading, bullet, lead = _DERIVED[item.record_kind]
     if instruction_like(item.subject) or any(instruction_like(c.text) for c in item.clauses):
         body = WITHHELD
     else:
-        body = " ".join([HYPOTHESIS_HEADING, *(
-            f"{safe_text(c.text)} {' '.join(citation(i) for i in c.source_ids)}" for c in item.clauses)])
-    return _line(item, body, f"hypothesis from {len(item.support_ids)} memories")
+        body = " ".join([heading, *(
+            f"{bullet}{safe_text(c.text)} {' '.join(citation(i) for i in c.source_ids)}" for c in item.clauses
+        )])
+    return _line(item, body, lead.format(len(item.support_ids)))
 
 
 def render_line(item: RecallItem) -> str:
-    if item.record_kind == "summary":
-        return _summary_line(item)
-    if item.record_kind == "hypothesis":
-        return _hypothesis_line(item)
+    if item.record_kind in _DERIVED:
+        return _derived_line(item)
     if instruction_like(item.subject) or instruction_like(item.statement):
         body = WITHHELD
     else:
