@@ -107,3 +107,24 @@ def test_replaying_a_reviewed_batch_cannot_recommit_the_group(owner, enabled, sc
     with owner_context(owner):
         assert ReconsolidationOperation.objects.count() == 1
         assert ReconsolidationGroup.objects.get().state == "completed"
+
+
+def test_a_provider_conflict_keeps_versioned_dependencies_and_changes_no_recall(owner, enabled, scripted, store, day_one):
+    from reconsolidation.models import DerivedMemory, ReconsolidationDependency, ReconsolidationMember
+    from tests.recall.helpers import Bank
+
+    a = original(owner, "The owner drinks coffee in the evening.", subject="coffee")
+    b = original(owner, "The owner drinks coffee in the evening.", subject="coffee", polarity="negated")
+    bank = Bank(owner)
+    plain = bank.recall("coffee evening", now=day_one)
+    (op,) = run(store, owner, [a, b], day_one, HeuristicResponder())
+    assert op.kind == "flag_conflict" and op.reason == "provider_conflict"
+    approved = store.approve(owner, op.id, expected_revision=op.revision, idempotency_key="ok-c", now=day_one)
+    assert approved.state == "committed"
+    with owner_context(owner):
+        deps = set(ReconsolidationDependency.objects.filter(operation_id=op.id)
+                   .values_list("memory_id", "content_revision"))
+        assert deps == {(a.id, a.content_revision), (b.id, b.content_revision)}
+        assert not DerivedMemory.objects.exists() and not ReconsolidationMember.objects.exists()
+    after = bank.recall("coffee evening", now=day_one)
+    assert after.items == plain.items and after.rendered == plain.rendered  # no winner, no suppression, no item
