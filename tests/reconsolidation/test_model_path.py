@@ -128,3 +128,41 @@ def test_a_provider_conflict_keeps_versioned_dependencies_and_changes_no_recall(
         assert not DerivedMemory.objects.exists() and not ReconsolidationMember.objects.exists()
     after = bank.recall("coffee evening", now=day_one)
     assert after.items == plain.items and after.rendered == plain.rendered  # no winner, no suppression, no item
+
+
+def test_admission_rechecks_sources_so_a_change_after_the_claim_stales_the_group_before_any_spend(
+        owner, enabled, scripted, store, day_one):
+    from memory.domain import MemoryChanges
+    from memory.services import memory_revise
+
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    c = original(owner, "The owner reads temperatures in the morning.", subject="units")
+    responder = HeuristicResponder()
+    lease, group = claimed_group(store, owner, [a, b, c], day_one)
+    memory_revise(principal=owner, memory_id=c.id, expected_revision=c.content_revision,
+                  changes=MemoryChanges(statement="The owner reads temperatures at noon."), now=day_one)
+    assert process_group(store, owner, group, now=day_one, provider=responder) == ()
+    assert responder.requests == 0
+    with owner_context(owner):
+        assert not ReconsolidationSpend.objects.exists()
+        row = ReconsolidationGroup.objects.get()
+        assert (row.state, row.reason) == ("stale", "source_changed")
+
+
+def test_a_request_above_the_slice_budget_is_deferred_without_a_reservation(owner, enabled, scripted, store, day_one):
+    from decimal import Decimal
+
+    from reconsolidation.providers.scripted import scripted_config
+
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    responder = HeuristicResponder()
+    responder.config = scripted_config(model="heuristic-responder@1", input_usd_per_mtok=Decimal("100000"),
+                                       output_usd_per_mtok=Decimal("100000"))
+    assert run(store, owner, [a, b], day_one, responder) == ()
+    assert responder.requests == 0
+    with owner_context(owner):
+        assert not ReconsolidationSpend.objects.exists()
+        row = ReconsolidationGroup.objects.get()
+        assert (row.state, row.reason) == ("pending", "above_slice_ceiling")
