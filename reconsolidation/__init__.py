@@ -11,8 +11,13 @@ slice plan, checkpoint, queued groups), ``grouping`` (bounded neighbour lookup),
 ``operations`` (commit, invalidation); ``passes.inventory_slice`` runs one bounded slice.
 The write path: ``work.process_group`` (one claimed group: read ``sources``, reserve,
 ``providers.rules`` proposes from the ``equivalence`` key and ``summaries``, settle, commit,
-finish), ``apply`` (kind rules at commit, membership/projection when committed), ``mode``
-(reviewed | unattended), ``review`` (owner approve/reject), ``undo``, ``blocks`` (hash-only
+finish); with a model provider (``openai``, or ``scripted`` injected by tests and evals)
+``model_work`` runs ``admission`` (fresh sources/lease/policy + the exact digest reserved in
+one transaction), ``executor`` (proposal then verification outside transactions: limits,
+renewal, cancellation, settlement) and ``apply_review`` (verified candidates to the local
+writers, one transaction per group); ``hypotheses`` (infer_connection rules, clocks and
+projection), ``apply`` (kind rules at commit, membership/projection when committed), ``mode``
+(reviewed | unattended, the latter gated by matching release evidence), ``review`` (owner approve/reject), ``undo``, ``blocks`` (hash-only
 owner blocks), ``receipts`` (idempotency), ``reads`` (ceiling-filtered history) and
 ``invalidation`` (the ``memory.hooks`` listener).
 
