@@ -12,11 +12,15 @@ group in the request:
   polarity differs;
 * ``summarize_related`` — the remaining beliefs sharing a subject, scope and attribution
   with 2–4 distinct statements: one clause per distinct statement, copied verbatim;
-* otherwise ``no_change``. It never proposes a connection (it has no way to phrase one
-  that is not a copy).
+* ``infer_connection`` — the same related beliefs when they come from at least two
+  events: one templated tentative clause naming only their shared subject
+  (``CONNECTION``). Crude on purpose: it exercises the hypothesis lane end to end and is
+  scored like any other output (the template never matches a label);
+* otherwise ``no_change``.
 
 Verification: ``supported/entailed`` when a clause equals (normalised) the statement of
-every belief it cites, else ``uncertain/insufficient_evidence``.
+every belief it cites — or, for a connection, is the template over the subject every cited
+belief shares — else ``uncertain/insufficient_evidence``.
 
 Each answer is replayed through ``ScriptedProvider`` (binding check, one attempt, byte
 guard, usage bounds), with usage = the request's estimated input tokens and a quarter of
@@ -39,6 +43,7 @@ from reconsolidation.providers.scripted import Recording, ScriptedProvider, scri
 
 MODEL = "heuristic-responder@1"
 _SPACE = re.compile(r"\s+")
+CONNECTION = "The owner may have a recurring pattern around {}."
 
 
 def _norm(text: str) -> str:
@@ -55,6 +60,7 @@ def _inputs(sources) -> list[dict]:
 
 def _group_operations(payload: dict, max_operations: int) -> list[dict]:
     sources = [s for s in payload["sources"] if s["excerpt_ids"]]
+    event_of = {e["excerpt_id"]: e["event_id"] for e in payload["excerpts"]}
     classes: dict[tuple, list[dict]] = defaultdict(list)
     for s in sources:
         classes[(_norm(s["statement"]), s["subject"], s["belief_type"], s["polarity"], s["attribution"], s["scope"],
@@ -85,6 +91,10 @@ def _group_operations(payload: dict, max_operations: int) -> list[dict]:
             ops.append({"kind": "summarize_related", "inputs": _inputs(cited), "clauses": [
                 {"text": group[0]["statement"], "support": [_support(s) for s in group]}
                 for group in by_text.values()]})
+        events = {event_of.get(s["excerpt_ids"][0]) for s in members}
+        if len(by_text) >= 2 and len(events) >= 2 and members[0]["subject"].strip():
+            ops.append({"kind": "infer_connection", "inputs": _inputs(members), "clauses": [
+                {"text": CONNECTION.format(members[0]["subject"].strip()), "support": [_support(s) for s in members]}]})
     ops = [op for op in ops if 2 <= len(op["inputs"]) <= 32][:max_operations]
     if not ops:
         ops = [{"kind": "no_change", "inputs": _inputs(payload["sources"][:32]), "clauses": []}]
@@ -106,11 +116,17 @@ def propose(document: dict, *, max_operations: int = 8) -> dict:
 def verify(document: dict) -> dict:
     statements = {s["belief_id"]: _norm(s["statement"])
                   for group in document["untrusted_data"]["evidence"] for s in group["sources"]}
+    subjects = {s["belief_id"]: s["subject"].strip()
+                for group in document["untrusted_data"]["evidence"] for s in group["sources"]}
     verdicts = []
     for claim in document["untrusted_data"]["claims"]:
         for clause in claim["clauses"]:
             cited = {pair["belief_id"] for pair in clause["support"]}
-            entailed = bool(cited) and all(statements.get(b) == _norm(clause["text"]) for b in cited)
+            if claim["kind"] == "infer_connection":
+                shared = {subjects.get(b) for b in cited}
+                entailed = len(shared) == 1 and _norm(clause["text"]) == _norm(CONNECTION.format(shared.pop()))
+            else:
+                entailed = bool(cited) and all(statements.get(b) == _norm(clause["text"]) for b in cited)
             verdicts.append({"operation_id": claim["operation_id"], "clause_index": clause["clause_index"],
                              "status": "supported" if entailed else "uncertain",
                              "reason": "entailed" if entailed else "insufficient_evidence"})

@@ -96,7 +96,7 @@ def test_configured_openai_provider_runs_end_to_end_through_process_group(owner,
     openai.answer(Answering(openai))
     lease, group = claimed_group(store, owner, memories, day_one)
     ops = process_group(store, owner, group, now=day_one)
-    assert sorted(op.kind for op in ops) == ["merge_equivalent", "summarize_related"]
+    assert sorted(op.kind for op in ops) == ["infer_connection", "merge_equivalent", "summarize_related"]
     assert {op.state for op in ops} == {"proposed"}
     assert [(m, p) for m, p, *_ in openai.requests] == [
         ("GET", "/v1/models"), ("POST", "/v1/chat/completions"), ("POST", "/v1/chat/completions")]

@@ -33,7 +33,7 @@ def run(store, owner, memories, now, provider):
     return ops
 
 
-def test_a_scripted_provider_yields_pending_merge_and_summary_with_two_settled_calls(owner, enabled, scripted, store, day_one):
+def test_a_scripted_provider_yields_pending_merge_summary_and_connection_with_two_settled_calls(owner, enabled, scripted, store, day_one):
     a = original(owner, "The owner prefers Celsius.", subject="units")
     b = original(owner, "The owner prefers  Celsius.", subject="units")
     c = original(owner, "The owner reads temperatures in the morning.", subject="units")
@@ -42,8 +42,13 @@ def test_a_scripted_provider_yields_pending_merge_and_summary_with_two_settled_c
     assert responder.requests == 2  # one proposal, one verification
     assert [{r.memory_id for r in op.inputs} for op in by_kind(ops, "merge_equivalent")] == [{a.id, b.id}]
     assert [{r.memory_id for r in op.inputs} for op in by_kind(ops, "summarize_related")] == [{a.id, b.id, c.id}]
+    assert [{r.memory_id for r in op.inputs} for op in by_kind(ops, "infer_connection")] == [{a.id, b.id, c.id}]
     assert {op.state for op in ops} == {"proposed"}
-    assert active_members(owner) == set() and derived_rows(owner) == []
+    # reviewed mode: no membership and no summary; only the pending hypothesis's projection
+    # (its verified wording), which no reader offers before approval
+    assert active_members(owner) == set()
+    assert [(row.kind, row.id) for row in derived_rows(owner)] == [
+        ("hypothesis", by_kind(ops, "infer_connection")[0].id)]
     with owner_context(owner):
         spends = list(ReconsolidationSpend.objects.order_by("reserved_at"))
         assert [s.call_audit["stage"] for s in spends] == ["proposal", "verification"]
@@ -80,7 +85,8 @@ def test_a_candidate_refused_by_local_rules_leaves_its_verified_siblings_recorde
     a = original(owner, "The owner prefers Celsius.", subject="units")
     b = original(owner, "The owner reads temperatures in the morning.", subject="units")
     ops = run(store, owner, [a, b], day_one, OverReaching())
-    assert [op.kind for op in ops] == ["summarize_related"]  # the non-equivalent merge alone was refused
+    # the non-equivalent merge alone was refused; its verified siblings were recorded
+    assert sorted(op.kind for op in ops) == ["infer_connection", "summarize_related"]
     with owner_context(owner):
         assert ReconsolidationGroup.objects.get().state == "completed"
 
