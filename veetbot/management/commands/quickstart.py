@@ -1,7 +1,8 @@
 """The quick start: embedded database, demo owner, demo bank, then the web server.
 
 Idempotent: a second run reuses the database, owner and bank (the import is a no-op) and
-issues a fresh token. It turns on AGENT_MEMORY_API_ENABLED for the server it starts, and
+issues a fresh token. It turns on AGENT_MEMORY_API_ENABLED and
+AGENT_MEMORY_RECONSOLIDATION_API_ENABLED (the operation journal) for the server it starts, and
 says so. After the import it turns on AGENT_MEMORY_RECONSOLIDATION_ENABLED in this process
 (and says so) and runs one dreaming pass for the demo owner — slices until the scan
 generation is complete and no group is pending — then prints what the pass did: slices,
@@ -25,6 +26,9 @@ from veetbot.identity import Principal
 DEMO_TENANT = uuid.UUID("00000000-0000-4000-8000-00000000d3e0")
 DEMO_PRINCIPAL = uuid.UUID("00000000-0000-4000-8000-0000000000a1")
 DEMO_BANK = Path(settings.BASE_DIR) / "evals" / "fixtures" / "demo-bank.json"
+# Switched on for the server the quick start runs (production defaults are off).
+SERVER_FLAGS = ("AGENT_MEMORY_API_ENABLED", "AGENT_MEMORY_RECONSOLIDATION_API_ENABLED",
+                "AGENT_MEMORY_RECONSOLIDATION_ENABLED")
 
 
 class Command(BaseCommand):
@@ -51,7 +55,7 @@ class Command(BaseCommand):
             "owner": f"{DEMO_TENANT}/{DEMO_PRINCIPAL}", "token": owner["token"], "url": url, "review_url": review_url,
             "imported": imported, "setup_seconds": round(time.monotonic() - started, 2),
             "dreaming": dreaming,
-            "flags_enabled": ["AGENT_MEMORY_API_ENABLED", "AGENT_MEMORY_RECONSOLIDATION_ENABLED"],
+            "flags_enabled": list(SERVER_FLAGS),
         }
         if options["json"]:
             self.stdout.write(json.dumps(summary))
@@ -61,14 +65,14 @@ class Command(BaseCommand):
                 f"({summary['setup_seconds']} s).\n"
                 "Turned on in this process: AGENT_MEMORY_RECONSOLIDATION_ENABLED=true — one dreaming pass: "
                 f"{self._describe(dreaming)}\n"
-                "Turned on for this server: AGENT_MEMORY_API_ENABLED=true AGENT_MEMORY_RECONSOLIDATION_ENABLED=true\n"
+                f"Turned on for this server: {' '.join(flag + '=true' for flag in SERVER_FLAGS)}\n"
                 f"Token (shown once): {owner['token']}\n"
                 f"Try: curl -H 'Authorization: Bearer {owner['token']}' '{url}'\n"
                 f"Review dashboard: {review_url} (paste the token once)\n"
             )
         if options["no_serve"]:
             return
-        for flag in ("AGENT_MEMORY_API_ENABLED", "AGENT_MEMORY_RECONSOLIDATION_ENABLED"):
+        for flag in SERVER_FLAGS:
             os.environ[flag] = "true"
             setattr(settings, flag, True)
         self.stdout.write(f"Serving on http://127.0.0.1:{options['port']}/ (Ctrl-C to stop)")
