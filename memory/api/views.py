@@ -92,13 +92,6 @@ class MemoryCollectionView(OwnerApiView):
     @extend_schema(
         operation_id="memories_list", tags=["memories"],
         summary="List memories, newest store position first, in cursor pages.",
-        # Described here rather than as a parameter: the documented parameter set of this
-        # route is frozen (tests/api/test_openapi_schema.py) for existing clients.
-        description=(
-            "Optional query parameter include_derived=true|false (default false): true merges currently valid "
-            "active summaries and hypotheses (DerivedMemory rows: record_kind, operation_id) into active/all pages "
-            "by store position then ID; refused as validation_error while the reconsolidation API is off. "
-            "Absent or false, the page is exactly the originals."),
         parameters=[
             schema.CEILING,
             OpenApiParameter("status", str, enum=list(LIST_STATUSES), default=DEFAULT_LIST_STATUS,
@@ -109,6 +102,10 @@ class MemoryCollectionView(OwnerApiView):
                 f"Page size, 1-{settings.MEMORY_PAGE_MAX_ITEMS} (default {settings.MEMORY_PAGE_DEFAULT_ITEMS}).")),
             OpenApiParameter("cursor", str, description=(
                 "next_cursor of the previous page; valid only with the same owner, filters and ceiling.")),
+            OpenApiParameter("include_derived", str, enum=["true", "false"], default="false", description=(
+                "true merges currently valid active summaries and hypotheses (record_kind, operation_id) into "
+                "active/all pages by store position then ID; validation_error while the reconsolidation API is "
+                "off. Absent or false: exactly the originals, as before.")),
         ],
         responses={200: MemoryPageSerializer, **schema.READ_ERRORS},
     )

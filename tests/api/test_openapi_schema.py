@@ -96,7 +96,7 @@ def test_reads_review_and_delete_document_the_required_ceiling(document):
 
 def test_list_documents_its_filters_and_cursor(document):
     names = {p["name"] for p in document["paths"]["/v1/memories"]["get"]["parameters"]}
-    assert names == {"ceiling", "status", "belief_type", "scope", "limit", "cursor"}
+    assert names == {"ceiling", "status", "belief_type", "scope", "limit", "cursor", "include_derived"}
 
 
 def test_bearer_scheme_is_documented(document):
