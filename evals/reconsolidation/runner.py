@@ -72,13 +72,15 @@ class Configuration:
     split: str = "both"
     case_ids: tuple[str, ...] = ()  # a reduced run (smoke test); empty = every case of the split
     spend_ceiling_usd: Decimal = DEFAULT_SPEND_CEILING_USD
+    answers: bool = False  # the optional answer stage (evals/reconsolidation/answers.py); off = offline
 
     def as_dict(self) -> dict:
         return {
             "arms": list(self.arms), "repeats": self.repeats, "provider": self.provider, "split": self.split,
             "case_ids": list(self.case_ids), "spend_ceiling_usd": str(self.spend_ceiling_usd),
             "recall": {"max_items": RECALL_MAX_ITEMS, "max_tokens": RECALL_MAX_TOKENS, "ceiling": RECALL_CEILING},
-            "probe_mode": "rendered_evidence", "approval": {arm: list(ARM_KINDS[arm]) for arm in self.arms},
+            "probe_mode": "answers" if self.answers else "rendered_evidence",
+            "approval": {arm: list(ARM_KINDS[arm]) for arm in self.arms},
         }
 
 
@@ -178,6 +180,11 @@ def validate(config: Configuration, corpus: dict) -> list[dict]:
         raise RunnerError(f"--split: one of {', '.join(SPLIT_CHOICES)}")
     if config.spend_ceiling_usd <= 0:
         raise RunnerError("--spend-ceiling-usd: a positive amount")
+    if config.answers:
+        missing = _openai_readiness()  # the answer model is the configured OpenAI-compatible endpoint
+        if missing:
+            raise RunnerError(f"--answers: the answer model is not ready ({', '.join(missing)}); set"
+                              " VEETBOT_OPENAI_MODEL and both VEETBOT_OPENAI_*_USD_PER_MTOK prices")
     cases = [c for c in corpus["cases"] if config.split == "both" or c["split"] == config.split]
     if config.case_ids:
         known = {c["id"] for c in cases}
@@ -387,6 +394,14 @@ def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, s
 # The run
 # --------------------------------------------------------------------------------------------
 
+def _answer_stage(config: Configuration, spend: Spend):
+    """The answer stage, charging the run's total spend (one ceiling covers both stages)."""
+    from evals.reconsolidation.answers import AnswerStage
+
+    return AnswerStage(ceiling_usd=config.spend_ceiling_usd, spent=lambda: spend.usd,
+                       charge=lambda usd: spend.add(usd, 0), leak=LabelLeak)
+
+
 def _scored(corpus: dict, cases: list[dict], observations: list[dict]) -> dict:
     subset = {**corpus, "cases": cases}
     clean = [{k: v for k, v in o.items() if k not in ("seconds", "error")} for o in observations]
@@ -413,6 +428,7 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
     cases_out: dict[str, dict] = {arm: {} for arm in config.arms}
     total = len(cases) * len(config.arms) * config.repeats
     done = 0
+    stage = _answer_stage(config, spend) if config.answers else None
     started = time.monotonic()
     for repeat in range(1, config.repeats + 1):
         for arm in config.arms:
@@ -426,7 +442,11 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
                     before = (spend.usd, spend.reservations)
                     observation = run_case(case, arm, instant=instant, namespace=namespace, spend=spend,
                                            provider=config.provider, requests=checked)
+                    if stage is not None:
+                        observation = stage.apply(case, observation)
                     spend_by_arm[arm].add(spend.usd - before[0], spend.reservations - before[1])
+                if stage is not None and "answers" not in observation:
+                    observation = stage.apply(case, observation)
                 observations.append(observation)
                 done += 1
                 if progress:
@@ -460,7 +480,8 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
                      "recall_channel": "hybrid" if settings.AGENT_MEMORY_SEMANTIC_ENABLED else "sparse"},
         "usage": {"spend_usd": str(spend.usd), "reservations": spend.reservations,
                   "by_arm": {arm: {"spend_usd": str(s.usd), "reservations": s.reservations}
-                             for arm, s in spend_by_arm.items()}},
+                             for arm, s in spend_by_arm.items()},
+                  **({"answers": stage.usage()} if stage is not None else {})},
         "seconds": round(time.monotonic() - started, 1),
         "arms": arms,
         "gates": {name: {"value": value["value"], "threshold": value["threshold"], "passed": value["passed"]}
@@ -510,7 +531,8 @@ def summary(report: dict) -> str:
                   [[name, "—" if g["value"] is None else g["value"], g["threshold"], "yes" if g["passed"] else "NO"]
                    for name, g in report["gates"].items()])
     return (f"{report['runner']} · corpus {report['corpus']['version']} · provider {report['provider']['name']}"
-            f" · repeats {report['configuration']['repeats']} · probes scored on rendered evidence (offline)"
+            f" · repeats {report['configuration']['repeats']} · probes scored on "
+            f"{'model answers' if report['configuration']['probe_mode'] == 'answers' else 'rendered evidence (offline)'}"
             f" · spend USD {report['usage']['spend_usd']}\n{head}\n\n{gates}\n"
             f"all gates passed: {'yes' if report['passed'] else 'NO'}\n")
 

@@ -36,6 +36,9 @@ class Command(BaseCommand):
         parser.add_argument("--cases", default="", help="comma-separated case IDs (a reduced run)")
         parser.add_argument("--spend-ceiling-usd", default=str(runner.DEFAULT_SPEND_CEILING_USD),
                             help="total provider spend ceiling in USD (default 50)")
+        parser.add_argument("--answers", action="store_true",
+                            help="answer each probe with the configured OpenAI-compatible model (priced; counts"
+                                 " toward the spend ceiling); without it probes are scored on rendered evidence")
 
     def handle(self, *args, **options):
         output = Path(options["output"])
@@ -49,7 +52,7 @@ class Command(BaseCommand):
             arms=tuple(a.strip() for a in options["arms"].split(",") if a.strip()),
             repeats=options["repeats"], provider=options["provider"], split=options["split"],
             case_ids=tuple(c.strip() for c in options["cases"].split(",") if c.strip()),
-            spend_ceiling_usd=ceiling,
+            spend_ceiling_usd=ceiling, answers=options["answers"],
         )
         bar = ProgressBar(sys.stderr, label_width=28)
         try:
