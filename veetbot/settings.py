@@ -203,6 +203,9 @@ VEETBOT_OPENAI_MODEL = os.environ.get("VEETBOT_OPENAI_MODEL", "")
 VEETBOT_OPENAI_INPUT_USD_PER_MTOK = os.environ.get("VEETBOT_OPENAI_INPUT_USD_PER_MTOK") or None
 VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK = os.environ.get("VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK") or None
 
+# Evaluation answer stage (evals/reconsolidation/answers.py): output tokens per probe answer.
+EVAL_ANSWER_MAX_OUTPUT_TOKENS = 64
+
 # --- REST framework -------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["veetbot.auth.OwnerTokenAuthentication"],
