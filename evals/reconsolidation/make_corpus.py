@@ -31,7 +31,12 @@ gap cycle, and there is no randomness, so the output is byte-identical on every 
 are pinned by evals/capability/memory-reconsolidation.manifest.json; changing any byte needs a
 new corpus version and a new manifest, never an edit of v1.
 
-Usage: ``python -m evals.reconsolidation.make_corpus [--output PATH]``
+Version v2 (``memory-reconsolidation.v2.json``, its own manifest) re-dates only the sessions that
+carry each hypothesis's latest support into the ``HYPOTHESIS_MAX_DAYS`` before the instant, so
+every labelled hypothesis is producible under the spec's 30-day hypothesis expiry
+(``V2_SESSION_DAYS``, ``DESCRIPTION_V2``); the generator asserts that clock for v2.
+
+Usage: ``python -m evals.reconsolidation.make_corpus [--corpus v1|v2] [--output PATH]``
 """
 from __future__ import annotations
 
@@ -50,6 +55,10 @@ VERSION = "memory-reconsolidation.v1"
 FORMAT = "memory-bank@1"
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "evals" / "capability" / "memory-reconsolidation.v1.json"
+# v2 fixes only the hypothesis clocks (see V2_SESSION_DAYS); v1 stays byte-identical and frozen.
+VERSION_V2 = "memory-reconsolidation.v2"
+OUTPUT_V2 = ROOT / "evals" / "capability" / "memory-reconsolidation.v2.json"
+VERSIONS = {"v1": (VERSION, OUTPUT), "v2": (VERSION_V2, OUTPUT_V2)}
 
 # The fixed clock of every arm: lifecycle labels (survivors, live attributed claims) hold here.
 EVALUATION_INSTANT = "2026-10-02T12:00:00Z"
@@ -85,6 +94,10 @@ GAPS = (70, 150, 95, 210, 120, 165, 80, 135)
 OWNER_MAPPING = {"derivation": "explicit", "authority": "USER", "confidence": 0.9, "sensitivity": "internal"}
 ATTRIBUTED_MAPPING = {"derivation": "inferred", "authority": "INFERRED", "confidence": 0.35, "sensitivity": "sensitive"}
 ATTRIBUTED_LIFETIME = timedelta(days=30)
+# RECON_HYPOTHESIS_MAX_DAYS (veetbot.settings): a hypothesis expires this long after its latest
+# supporting evidence (spec, issue 6 item 6). Written out so the generator stays settings-free;
+# a test checks it equals the setting.
+HYPOTHESIS_MAX_DAYS = 30
 
 DEFAULT_PROTOCOL = {"sweeps": 1, "restart_after_operations": None}
 
@@ -102,6 +115,44 @@ DESCRIPTION = (
     "only by the scorer reconsolidation-scorer@1; runtime code and provider input receive only "
     "the bank and the probe questions (evals/reconsolidation/case_inputs.py). Busy-store cases "
     "carry 200 deterministic distractor originals inline. All content is invented."
+)
+
+# memory-reconsolidation.v2 differs from v1 only here. In v1 every labelled hypothesis outside the
+# busy-store cases (and hold-restarts_and_repeated_sweeps-2) cites support whose latest evidence is
+# more than HYPOTHESIS_MAX_DAYS before EVALUATION_INSTANT, so a spec-conforming system has already
+# expired it and the hypothesis-recall gate is unreachable. v2 re-dates, per case, only the
+# sessions whose events carry a hypothesis's latest support (and keeps session order): cross-session
+# connection cases move sessions 2 and 3 (c2+d1, d2), restart cases move session 3 (y). The first
+# session keeps its date, so no statement written relative to it ("in April", "turns ten in
+# October") changes. Statements, classes, probes, survivors, hypotheses and every ID are unchanged.
+V2_SESSION_DAYS: dict[str, tuple[str, ...]] = {
+    "dev-cross_session_connections-1": ("2026-03-09", "2026-09-08", "2026-09-22"),
+    "dev-cross_session_connections-2": ("2026-02-02", "2026-09-04", "2026-09-17"),
+    "dev-cross_session_connections-3": ("2026-01-14", "2026-09-10", "2026-09-26"),
+    "hold-cross_session_connections-1": ("2026-02-23", "2026-09-05", "2026-09-19"),
+    "hold-cross_session_connections-2": ("2026-03-16", "2026-09-07", "2026-09-24"),
+    "hold-cross_session_connections-3": ("2026-01-21", "2026-09-09", "2026-09-29"),
+    "dev-restarts_and_repeated_sweeps-1": ("2026-02-18", "2026-05-12", "2026-09-21"),
+    "dev-restarts_and_repeated_sweeps-2": ("2026-03-11", "2026-06-03", "2026-09-14"),
+    "dev-restarts_and_repeated_sweeps-3": ("2026-01-20", "2026-04-21", "2026-09-18"),
+    "hold-restarts_and_repeated_sweeps-1": ("2026-02-08", "2026-05-24", "2026-09-23"),
+    "hold-restarts_and_repeated_sweeps-3": ("2026-01-25", "2026-05-03", "2026-09-27"),
+}
+
+DESCRIPTION_V2 = DESCRIPTION + (
+    " Version v2 (memory-reconsolidation.v2) differs from v1 only in session and event dates: "
+    "in v1 the latest supporting evidence of every labelled hypothesis except those of the "
+    "busy_store_starvation cases and hold-restarts_and_repeated_sweeps-2 lay more than 30 days "
+    "(RECON_HYPOTHESIS_MAX_DAYS) before the evaluation instant, so under the spec's hypothesis "
+    "expiry (min(latest supporting evidence + 30 days, every support's expiry); already expired"
+    " means no hypothesis) no conforming system could produce them. v2 re-dates the second and "
+    "third sessions of the six cross_session_connections cases and the third session of five "
+    "restarts_and_repeated_sweeps cases (all but hold-restarts_and_repeated_sweeps-2, already "
+    "within the window) into the 30 days before the instant, keeping session order; the events "
+    "and memory clocks of those sessions move with them. Every hypothesis's latest supporting "
+    "evidence is now within 30 days before the instant and no support expires before it. "
+    "Statements, texts, classes, probes, survivors, hypotheses, categories and all IDs are "
+    "identical to v1."
 )
 
 CONVENTIONS = {
@@ -313,7 +364,7 @@ class CaseBuilder:
             "kind": kind,
         })
 
-    def build(self) -> dict:
+    def build(self, *, hypothesis_clocks: bool = False) -> dict:
         memories = sorted(self.memories.values(), key=lambda m: (m["created_at"], m["id"]))
         bank = {
             "format": FORMAT,
@@ -336,7 +387,7 @@ class CaseBuilder:
                 for statement, tags in self.hypotheses
             ],
         }
-        check_case(case)
+        check_case(case, hypothesis_clocks=hypothesis_clocks)
         return case
 
 
@@ -363,8 +414,19 @@ def _contains_tokens(haystack: list[str], needle: list[str]) -> bool:
     return any(haystack[i:i + n] == needle for i in range(len(haystack) - n + 1))
 
 
-def check_case(case: dict) -> None:
-    """The labelling conventions; a broken case never reaches the file."""
+def hypothesis_live(support: list[str], memories: dict[str, dict]) -> bool:
+    """The spec's hypothesis clock at EVALUATION_INSTANT: the latest supporting evidence is at or
+    before the instant and at most HYPOTHESIS_MAX_DAYS before it, and no support expires by then
+    (expiry = min(latest evidence + 30 days, every support's expiry))."""
+    instant = _parse(EVALUATION_INSTANT)
+    latest = max(_parse(memories[m]["evidence_at"]) for m in support)
+    return (instant - timedelta(days=HYPOTHESIS_MAX_DAYS) < latest <= instant
+            and all(live(memories[m]) for m in support))
+
+
+def check_case(case: dict, *, hypothesis_clocks: bool = False) -> None:
+    """The labelling conventions; a broken case never reaches the file. ``hypothesis_clocks``
+    (v2 on) also requires every labelled hypothesis to be live under the spec's expiry rule."""
     where = case["id"]
     memories = {m["id"]: m for m in case["bank"]["memories"]}
     event_session = {e["id"]: e["session"] for e in case["bank"]["events"]}
@@ -389,6 +451,8 @@ def check_case(case: dict) -> None:
         assert not any(statement in s for s in strings), f"{where}: hypothesis verbatim in the bank"
         key = (hypothesis["statement"], tuple(support))
         assert key not in keys, where
+        if hypothesis_clocks:
+            assert hypothesis_live(support, memories), f"{where}: hypothesis already expired at the instant"
         keys.add(key)
     assert case["probes"], where
     assert any(p["kind"] == "direct" for p in case["probes"]), where
@@ -2279,7 +2343,10 @@ assert tuple(TEMPLATES) == CATEGORIES
 # The document
 # --------------------------------------------------------------------------------------------
 
-def build() -> dict:
+def build(corpus: str = "v1") -> dict:
+    """The corpus document of version ``corpus`` ("v1" frozen, "v2" with live hypothesis clocks)."""
+    version, _ = VERSIONS[corpus]
+    v2 = corpus == "v2"
     cases = []
     for split_index, split in enumerate(SPLITS):
         for category in CATEGORIES:
@@ -2287,19 +2354,22 @@ def build() -> dict:
             assert len(variants) == CASES_PER_SPLIT * len(SPLITS), category
             for number in range(1, CASES_PER_SPLIT + 1):
                 builder = CaseBuilder(split, category, number)
-                template(builder, variants[split_index * CASES_PER_SPLIT + number - 1])
-                cases.append(builder.build())
-    corpus = {
-        "version": VERSION,
-        "description": DESCRIPTION,
+                variant = variants[split_index * CASES_PER_SPLIT + number - 1]
+                if v2 and builder.case_id in V2_SESSION_DAYS:
+                    variant = {**variant, "days": V2_SESSION_DAYS[builder.case_id]}
+                template(builder, variant)
+                cases.append(builder.build(hypothesis_clocks=v2))
+    document = {
+        "version": version,
+        "description": DESCRIPTION_V2 if v2 else DESCRIPTION,
         "evaluation_instant": EVALUATION_INSTANT,
         "splits": list(SPLITS),
         "categories": list(CATEGORIES),
         "conventions": CONVENTIONS,
         "cases": cases,
     }
-    check_corpus(corpus)
-    return corpus
+    check_corpus(document)
+    return document
 
 
 def check_corpus(corpus: dict) -> None:
@@ -2320,16 +2390,19 @@ def check_corpus(corpus: dict) -> None:
             assert count >= CASES_PER_SPLIT, (split, category)
 
 
-def render() -> bytes:
+def render(corpus: str = "v1") -> bytes:
     """The exact bytes of the committed corpus: sorted keys, 2-space indent, trailing newline."""
-    return (json.dumps(build(), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    return (json.dumps(build(corpus), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--corpus", choices=tuple(VERSIONS), default="v2",
+                        help="corpus version to write (v1 is frozen; default v2)")
+    parser.add_argument("--output", type=Path, default=None, help="default: the version's committed path")
     args = parser.parse_args(argv)
-    data = render()
+    args.output = args.output or VERSIONS[args.corpus][1]
+    data = render(args.corpus)
     args.output.write_bytes(data)
     print(f"wrote {args.output}: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}", file=sys.stderr)
     return 0

@@ -39,8 +39,16 @@ from evals.reconsolidation import case_inputs, scorer
 
 VERSION = "reconsolidation-runner@1"
 REPO = Path(__file__).resolve().parents[2]
-CORPUS_PATH = REPO / "evals/capability/memory-reconsolidation.v1.json"
-MANIFEST_PATH = REPO / "evals/capability/memory-reconsolidation.manifest.json"
+# --corpus: v1 is frozen as published; v2 re-dates hypothesis support into the spec's 30-day
+# hypothesis window (evals/reconsolidation/README.md). Each version has its own manifest.
+CORPORA = {
+    "v1": (REPO / "evals/capability/memory-reconsolidation.v1.json",
+           REPO / "evals/capability/memory-reconsolidation.manifest.json"),
+    "v2": (REPO / "evals/capability/memory-reconsolidation.v2.json",
+           REPO / "evals/capability/memory-reconsolidation.v2.manifest.json"),
+}
+DEFAULT_CORPUS = "v2"
+CORPUS_PATH, MANIFEST_PATH = CORPORA[DEFAULT_CORPUS]
 RUNNER_PATH = REPO / "reconsolidation/management/commands/eval_reconsolidation.py"
 PROVIDERS = ("rules", "scripted", "openai")
 SPLIT_CHOICES = ("development", "holdout", "both")
@@ -73,10 +81,12 @@ class Configuration:
     case_ids: tuple[str, ...] = ()  # a reduced run (smoke test); empty = every case of the split
     spend_ceiling_usd: Decimal = DEFAULT_SPEND_CEILING_USD
     answers: bool = False  # the optional answer stage (evals/reconsolidation/answers.py); off = offline
+    corpus: str = DEFAULT_CORPUS  # a key of CORPORA: which corpus and manifest the run uses
 
     def as_dict(self) -> dict:
         return {
             "arms": list(self.arms), "repeats": self.repeats, "provider": self.provider, "split": self.split,
+            "corpus": self.corpus,
             "case_ids": list(self.case_ids), "spend_ceiling_usd": str(self.spend_ceiling_usd),
             "recall": {"max_items": RECALL_MAX_ITEMS, "max_tokens": RECALL_MAX_TOKENS, "ceiling": RECALL_CEILING},
             "probe_mode": "answers" if self.answers else "rendered_evidence",
@@ -98,17 +108,19 @@ def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_pins() -> dict:
-    """Refuse to run against a corpus, scorer or F1 whose bytes differ from the manifest."""
-    manifest = json.loads(MANIFEST_PATH.read_text())
+def check_pins(manifest_path: Optional[Path] = None) -> dict:
+    """Refuse to run against a corpus, scorer or F1 whose bytes differ from the manifest
+    (``manifest_path``, default the default corpus's ``MANIFEST_PATH``)."""
+    manifest_path = manifest_path or MANIFEST_PATH
+    manifest = json.loads(manifest_path.read_text())
     pins = {}
     for name in ("corpus", "scorer", "f1"):
         entry = manifest[name]
         actual = sha256_file(REPO / entry["path"])
         if actual != entry["sha256"]:
-            raise RunnerError(f"{entry['path']} does not match its pinned SHA-256 in {MANIFEST_PATH.name}")
+            raise RunnerError(f"{entry['path']} does not match its pinned SHA-256 in {manifest_path.name}")
         pins[name] = {"version": entry["version"], "sha256": actual}
-    pins["manifest"] = {"sha256": sha256_file(MANIFEST_PATH)}
+    pins["manifest"] = {"sha256": sha256_file(manifest_path)}
     pins["runner"] = {"sha256": sha256_file(Path(__file__)), "command_sha256": sha256_file(RUNNER_PATH),
                       "pinned": manifest.get("runner", {}).get("sha256")}
     return pins
@@ -178,6 +190,8 @@ def validate(config: Configuration, corpus: dict) -> list[dict]:
                               " remote endpoint, AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER and a key")
     if config.split not in SPLIT_CHOICES:
         raise RunnerError(f"--split: one of {', '.join(SPLIT_CHOICES)}")
+    if config.corpus not in CORPORA:
+        raise RunnerError(f"--corpus: one of {', '.join(CORPORA)}")
     if config.spend_ceiling_usd <= 0:
         raise RunnerError("--spend-ceiling-usd: a positive amount")
     if config.answers:
@@ -415,8 +429,13 @@ def _instant(corpus: dict) -> datetime:
 def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], None]] = None) -> dict:
     from evals.recall.report import code_identity
 
-    pins = check_pins()
-    corpus = json.loads(CORPUS_PATH.read_text())
+    if config.corpus not in CORPORA:
+        raise RunnerError(f"--corpus: one of {', '.join(CORPORA)}")
+    corpus_path, manifest_path = CORPORA[config.corpus]
+    pins = check_pins(manifest_path)
+    corpus = json.loads(corpus_path.read_text())
+    if corpus["version"] != pins["corpus"]["version"]:
+        raise RunnerError(f"--corpus {config.corpus}: {corpus_path.name} is not the corpus its manifest pins")
     cases = validate(config, corpus)
     code = code_identity()
     instant = _instant(corpus)

@@ -1,5 +1,5 @@
 """``eval_reconsolidation --arms original,merge,connections --repeats 3 --provider rules|scripted|openai
-[--split development|holdout|both] --output NEW_PATH``: the measured comparison of the frozen
+[--split development|holdout|both] [--corpus v1|v2] --output NEW_PATH``: the measured comparison of the frozen
 reconsolidation corpus (``evals/reconsolidation/runner.py`` does the work).
 
 Other tools rely on these names and options and on the report's top-level ``"gates"`` (``{name:
@@ -32,6 +32,8 @@ class Command(BaseCommand):
         parser.add_argument("--repeats", type=int, default=3, help="repeats per arm (default 3)")
         parser.add_argument("--provider", default="rules", help="rules | scripted | openai (default rules)")
         parser.add_argument("--split", default="both", choices=runner.SPLIT_CHOICES)
+        parser.add_argument("--corpus", default=runner.DEFAULT_CORPUS, choices=tuple(runner.CORPORA),
+                            help="corpus version and its manifest (default v2; v1 is the frozen original)")
         parser.add_argument("--output", required=True, help="a NEW path for the JSON report")
         parser.add_argument("--cases", default="", help="comma-separated case IDs (a reduced run)")
         parser.add_argument("--spend-ceiling-usd", default=str(runner.DEFAULT_SPEND_CEILING_USD),
@@ -52,7 +54,7 @@ class Command(BaseCommand):
             arms=tuple(a.strip() for a in options["arms"].split(",") if a.strip()),
             repeats=options["repeats"], provider=options["provider"], split=options["split"],
             case_ids=tuple(c.strip() for c in options["cases"].split(",") if c.strip()),
-            spend_ceiling_usd=ceiling, answers=options["answers"],
+            spend_ceiling_usd=ceiling, answers=options["answers"], corpus=options["corpus"],
         )
         bar = ProgressBar(sys.stderr, label_width=28)
         try:
