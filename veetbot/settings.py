@@ -176,7 +176,13 @@ RECON_SLICE_BUDGET_USD = Decimal(os.environ.get("RECON_SLICE_BUDGET_USD", "0.25"
 RECON_DAILY_BUDGET_USD = Decimal(os.environ.get("RECON_DAILY_BUDGET_USD", "2.00"))
 RECON_RULES_CALL_USD = RECON_MONEY_QUANTUM_USD  # the free rules provider still reserves
 RECON_SUMMARY_MAX_CHARS = 1024  # rendered extractive summary: heading + bullets + clauses
-RECON_OPERATIONS_PAGE_MAX = 100  # operation history page bound (default 50)
+RECON_SUMMARY_MAX_CLAUSES = 4
+RECON_HYPOTHESIS_MAX_CONFIDENCE = 0.35  # inferred connections: confidence cap
+RECON_HYPOTHESIS_MAX_DAYS = 30  # hypothesis expiry after its latest supporting event
+RECON_HYPOTHESIS_MIN_EVENTS = 2  # distinct owner events (and source originals) cited
+RECON_OPERATIONS_PAGE_DEFAULT = 50
+RECON_OPERATIONS_PAGE_MAX = 100  # operation history page bound
+RECON_IDEMPOTENCY_KEY_MAX_CHARS = 128
 
 # --- Provider seam (reconsolidation/providers; read at call time; names carry their unit) --
 AGENT_MEMORY_RECONSOLIDATION_PROVIDER = os.environ.get("AGENT_MEMORY_RECONSOLIDATION_PROVIDER", "rules")  # rules | openai

@@ -305,11 +305,8 @@ def summary(report: dict) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    args = parse_args(argv)
-    report = run(args)
-    path = rpt.write_report(args.report_dir, KIND, report)
-    print(summary(report))
-    print(f"\nreport: {path}\nscratch owner: {report['owner']}")
+    report, _ = rpt.run_command(KIND, parse_args, run, summary, argv)
+    print(f"scratch owner: {report['owner']}")
     return 0
 
 

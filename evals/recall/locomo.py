@@ -381,11 +381,7 @@ def summary(report: dict) -> str:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    args = parse_args(argv)
-    report = run(args)
-    path = rpt.write_report(args.report_dir, KIND, report)
-    print(summary(report))
-    print(f"\nreport: {path}")
+    rpt.run_command(KIND, parse_args, run, summary, argv)
     return 0
 
 

@@ -17,7 +17,7 @@ import sys
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from veetbot.progress import ProgressBar
 
@@ -159,3 +159,15 @@ def remapper(namespace: uuid.UUID):
         return _UUID.sub(lambda m: new_id(m.group(0)), text)
 
     return remap_text, new_id, inverse
+
+
+def run_command(kind: str, parse_args: Callable, run: Callable, summary: Callable,
+                argv: Optional[list[str]] = None) -> tuple[dict, Path]:
+    """What every evaluation command's ``main`` does: parse, run, write a new report, print
+    its summary and path. Returns the report and where it was written."""
+    args = parse_args(argv)
+    report = run(args)
+    path = write_report(args.report_dir, kind, report)
+    print(summary(report))
+    print(f"\nreport: {path}")
+    return report, path
