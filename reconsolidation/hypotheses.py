@@ -9,10 +9,10 @@ refuses an unverified one). Then, against the locked sources, ``check`` requires
   at least two originals, every original with such evidence, none in the future; one
   identical attribution and scope; no inferred (generated) original as support — a
   synthesis is never fresh evidence for another;
-* the clause: visibly tentative (a hedge); no name and no quantity absent from the
-  sources; no negation; no secret, credential, injection or sensitive-trait pattern; not
-  a source statement with a hedge added; and not the same claim repeated across events
-  (identical statements connect nothing);
+* the clause: no name and no quantity absent from the sources; no negation; no secret,
+  credential, injection or sensitive-trait pattern; not a copy of one source statement,
+  with or without a hedge added; and not the same claim repeated across events (identical
+  statements connect nothing);
 * clocks: expiry = min(latest supporting event + ``RECON_HYPOTHESIS_MAX_DAYS`` days, every
   support's expiry); already expired at this instant → no hypothesis.
 
@@ -22,6 +22,13 @@ until the operation is ``committed`` (every reader requires that); approval re-r
 ``check`` and moves ``valid_from`` to the commit instant. Authority is inferred (the kind
 says so), confidence = min(``RECON_HYPOTHESIS_MAX_CONFIDENCE``, least-confident support),
 ``evidence_at`` = the latest supporting event: no reconsolidation step resets a clock.
+
+Tentativeness is carried by the record, not by the wording: the kind is ``hypothesis``,
+authority inferred, confidence at most 0.35, and recall renders it under the fixed heading
+"Hypothesis (tentative, inferred; not stated by the owner)" (``recall.render``). The spec
+keeps the verified clause wording in storage and lets uncertainty occur in it, not must;
+requiring a hedge word would refuse a plainly worded, well-supported connection and turn a
+wording habit into a validity rule. Hedge words are still ignored when checking for a copy.
 """
 from __future__ import annotations
 
@@ -90,8 +97,6 @@ def text_reason(text: str, views: Sequence[SourceView]) -> Optional[str]:
     lower = [w.lower() for w in words]
     sources = " ".join(f"{v.subject} {v.statement}" for v in views)
     source_words = {w.lower() for w in _WORD.findall(sources)}
-    if not HEDGES.intersection(lower):
-        return "hypothesis_not_tentative"
     if NEGATIONS.intersection(lower) or any(w.endswith("n't") for w in lower):
         return "hypothesis_negation"
     if any(n not in _NUMBER.findall(sources) for n in _NUMBER.findall(text)) or any(
@@ -103,7 +108,7 @@ def text_reason(text: str, views: Sequence[SourceView]) -> Optional[str]:
         return "hypothesis_sensitive_trait"
     content = {_stem(w) for w in lower if w not in HEDGES and w not in FILLER}
     if any(content <= {_stem(w) for w in _WORD.findall(v.statement)} for v in views):
-        return "hypothesis_hedged_copy"
+        return "hypothesis_source_copy"
     return None
 
 

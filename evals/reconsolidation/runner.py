@@ -50,6 +50,12 @@ CORPORA = {
 DEFAULT_CORPUS = "v2"
 CORPUS_PATH, MANIFEST_PATH = CORPORA[DEFAULT_CORPUS]
 RUNNER_PATH = REPO / "reconsolidation/management/commands/eval_reconsolidation.py"
+# The bytes that decide how a run measures (the command, this harness, its answer stage, the
+# scripted responder and the label boundary), pinned together as VERSION in a manifest.
+RUNNER_FILES = (
+    RUNNER_PATH, REPO / "evals/reconsolidation/runner.py", REPO / "evals/reconsolidation/answers.py",
+    REPO / "evals/reconsolidation/responder.py", REPO / "evals/reconsolidation/case_inputs.py",
+)
 PROVIDERS = ("rules", "scripted", "openai")
 SPLIT_CHOICES = ("development", "holdout", "both")
 RECALL_MAX_ITEMS = 20
@@ -109,8 +115,9 @@ def sha256_file(path: Path) -> str:
 
 
 def check_pins(manifest_path: Optional[Path] = None) -> dict:
-    """Refuse to run against a corpus, scorer or F1 whose bytes differ from the manifest
-    (``manifest_path``, default the default corpus's ``MANIFEST_PATH``)."""
+    """Refuse to run against a corpus, scorer, F1 or (where the manifest pins it) runner whose
+    bytes differ from the manifest (``manifest_path``, default the default corpus's
+    ``MANIFEST_PATH``)."""
     manifest_path = manifest_path or MANIFEST_PATH
     manifest = json.loads(manifest_path.read_text())
     pins = {}
@@ -121,9 +128,18 @@ def check_pins(manifest_path: Optional[Path] = None) -> dict:
             raise RunnerError(f"{entry['path']} does not match its pinned SHA-256 in {manifest_path.name}")
         pins[name] = {"version": entry["version"], "sha256": actual}
     pins["manifest"] = {"sha256": sha256_file(manifest_path)}
-    pins["runner"] = {"sha256": sha256_file(Path(__file__)), "command_sha256": sha256_file(RUNNER_PATH),
-                      "pinned": manifest.get("runner", {}).get("sha256")}
+    files = runner_digests()
+    pinned = manifest.get("runner", {}).get("files")
+    if pinned is not None and (pinned != files or manifest["runner"].get("version") != VERSION):
+        raise RunnerError(f"the runner's files or version differ from their pins in {manifest_path.name}: "
+                          "a changed runner needs a new version and a new manifest")
+    pins["runner"] = {"version": VERSION, "files": files, "pinned": pinned is not None}
     return pins
+
+
+def runner_digests() -> dict[str, str]:
+    """SHA-256 of each of ``RUNNER_FILES``, keyed by repository path."""
+    return {str(path.relative_to(REPO)): sha256_file(path) for path in RUNNER_FILES}
 
 
 def _openai_readiness() -> tuple[str, ...]:

@@ -237,3 +237,30 @@ def test_a_run_records_the_selected_corpus_version(db, version):
     expected = f"memory-reconsolidation.{version}"
     assert report["corpus"]["version"] == report["pins"]["corpus"]["version"] == expected
     assert report["configuration"]["corpus"] == version
+
+
+# -- the runner's pins ---------------------------------------------------------------------------
+
+def test_the_v2_manifest_pins_every_runner_file_and_the_runner_version():
+    pinned = V2_MANIFEST["runner"]
+    assert pinned["version"] == runner.VERSION == "reconsolidation-runner@1"
+    assert set(pinned["files"]) == {str(p.relative_to(ROOT)) for p in runner.RUNNER_FILES}
+    for path, digest in pinned["files"].items():
+        assert sha256(path) == digest, f"{path} changed: publish a new runner version and a new manifest"
+    assert runner.check_pins(V2_MANIFEST_PATH)["runner"] == {
+        "version": runner.VERSION, "files": pinned["files"], "pinned": True}
+
+
+def test_a_runner_whose_bytes_differ_from_its_pins_refuses_to_run(tmp_path):
+    manifest = json.loads(V2_MANIFEST_PATH.read_text())
+    first = sorted(manifest["runner"]["files"])[0]
+    manifest["runner"]["files"][first] = "0" * 64
+    altered = tmp_path / "memory-reconsolidation.v2.manifest.json"
+    altered.write_text(json.dumps(manifest))
+    with pytest.raises(runner.RunnerError, match="new version and a new manifest"):
+        runner.check_pins(altered)
+    manifest = json.loads(V2_MANIFEST_PATH.read_text())
+    manifest["runner"]["version"] = "reconsolidation-runner@0"
+    altered.write_text(json.dumps(manifest))
+    with pytest.raises(runner.RunnerError, match="new version and a new manifest"):
+        runner.check_pins(altered)

@@ -2,7 +2,8 @@
 becomes a pending hypothesis projection with inferred authority, confidence capped at 0.35
 and at the least-confident support, the evidence clock of its latest supporting event and an
 expiry bounded by 30 days and every support's expiry. Local checks refuse new names,
-quantities, negation, sensitive traits, hedged copies and repeated claims."""
+quantities, negation, sensitive traits, source copies (hedged or not) and repeated claims.
+A hedge word is not required: the record and its rendering carry the tentativeness."""
 from __future__ import annotations
 
 import json
@@ -122,8 +123,9 @@ def test_expiry_at_and_just_past_the_thirty_day_horizon(owner, enabled, store, d
     ("The owner may not sleep late.", "hypothesis_negation"),
     # refused by the per-clause egress check before verification: the clause is never even sent
     ("The owner probably has an anxiety disorder.", "sensitive_pattern"),
-    ("The owner perhaps goes running at 6am.", "hypothesis_hedged_copy"),
-    ("The owner is an early riser.", "hypothesis_not_tentative"),
+    ("The owner perhaps goes running at 6am.", "hypothesis_source_copy"),
+    ("The owner goes running at 6am.", "hypothesis_source_copy"),
+    ("The owner writes in the early morning, it seems.", "hypothesis_source_copy"),
 ])
 def test_local_checks_refuse_the_candidate_and_record_nothing(owner, enabled, store, day_one, text, reason, monkeypatch):
     from reconsolidation import apply_review

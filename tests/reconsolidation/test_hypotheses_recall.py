@@ -22,18 +22,23 @@ NOW = AT + timedelta(days=2)
 TEXT = "The owner may plan passport errands well ahead."
 
 
-@pytest.fixture
-def pending(db, enabled, store):
-    enabled.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+def connected(store, text):
+    """A fresh owner with two passport originals and one pending hypothesis ``text`` over them."""
     bank = Bank(make_owner()[0])
     a = original(bank.principal, "The owner booked the passport renewal appointment early.",
                  subject="passport renewal", at=AT - timedelta(days=1))
     b = original(bank.principal, "The owner gathered the passport renewal documents in advance.",
                  subject="passport renewal", at=AT)
     lease, group = claimed_group(store, bank.principal, [a, b], NOW)
-    (op,) = process_group(store, bank.principal, group, now=NOW, provider=Connecting(TEXT))
+    (op,) = process_group(store, bank.principal, group, now=NOW, provider=Connecting(text))
     store.release(bank.principal, lease.lease_token, now=NOW)
     return bank, a, b, op
+
+
+@pytest.fixture
+def pending(db, enabled, store):
+    enabled.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    return connected(store, TEXT)
 
 
 def kinds(result):
@@ -68,3 +73,16 @@ def test_a_changed_support_withholds_the_hypothesis_at_once(pending, store):
     memory_revise(principal=bank.principal, memory_id=a.id, expected_revision=a.content_revision,
                   changes=MemoryChanges(statement="The owner booked the passport renewal appointment late."), now=NOW)
     assert "hypothesis" not in kinds(bank.recall(QUERY, now=NOW))
+
+
+def test_a_plainly_worded_connection_is_stored_verbatim_and_recalled_as_tentative(db, enabled, store):
+    """No hedge word is required: the record (inferred, capped confidence) and the fixed
+    rendering heading carry the tentativeness, and the verified wording is kept as is."""
+    enabled.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    plain = "The owner plans passport errands well ahead."
+    bank, _, _, op = connected(store, plain)
+    store.approve(bank.principal, op.id, expected_revision=op.revision, idempotency_key="ok-p", now=NOW)
+    item = bank.recall(QUERY, now=NOW).items[-1]
+    assert (item.record_kind, item.derivation, item.confidence) == ("hypothesis", "inferred", 0.35)
+    assert [c.text for c in item.clauses] == [plain]
+    assert f"Hypothesis (tentative, inferred; not stated by the owner): {plain}" in bank.recall(QUERY, now=NOW).rendered
