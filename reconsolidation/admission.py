@@ -12,13 +12,15 @@ preview, not permission. Admission turns it into permission in ONE owner transac
    cost (``spend.reserve``: live lease, claimed group, kill switch, slice/day budgets),
    with the content-free call audit of exactly that request.
 
-If any step refuses, nothing is written. The provider call happens later, outside every
+If any step refuses, nothing is written. After ``request_shutdown()`` (this process is
+stopping) nothing more is admitted: ``shutdown``, a transient reason. The provider call happens later, outside every
 transaction (``executor``). The result is an ``Admission`` (request, local context,
 reservation) or a ``NotAdmitted`` with a finite reason and whether it is transient
 (``deferred``: try again later) or decided by the content itself.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -48,9 +50,27 @@ from veetbot.rls import owner_context
 # Builder deferrals that another attempt may clear (prices, budget, batch room); every other
 # reason is decided by the sources themselves and would refuse again unchanged.
 TRANSIENT = frozenset({"batch_full", "unknown_price", "above_slice_ceiling", "above_slice_headroom",
-                       "policy_mismatch", "slice_budget", "daily_budget", "slice_deadline"})
+                       "policy_mismatch", "slice_budget", "daily_budget", "slice_deadline", "shutdown"})
 # Reasons meaning the group's originals changed since the claim: the group is stale.
 CHANGED = frozenset({"source_missing", "source_changed", "snapshot_inconsistent"})
+
+
+_SHUTDOWN = threading.Event()
+
+
+def request_shutdown() -> None:
+    """This process is shutting down: cancel every provider call it runs (the executor
+    watches this) and admit no new request (``shutdown``, transient: the group defers)."""
+    _SHUTDOWN.set()
+
+
+def shutdown_requested() -> bool:
+    return _SHUTDOWN.is_set()
+
+
+def clear_shutdown() -> None:
+    """Admit requests again (tests; a process that shut down does not come back)."""
+    _SHUTDOWN.clear()
 
 
 @dataclass(frozen=True)
@@ -100,6 +120,8 @@ class ReconsolidationRequestAdmission:
             return NotAdmitted(error.reason)
 
     def admit_proposal(self, group_lease: GroupLease, *, batch_id: UUID, now: datetime) -> Admitted:
+        if shutdown_requested():
+            return NotAdmitted("shutdown")
         with owner_context(self.principal):
             policy, groups = self._fresh(group_lease, now)
             batch = build_proposal_request(groups=groups, config=self.config, policy=policy, batch_id=batch_id)
@@ -115,6 +137,8 @@ class ReconsolidationRequestAdmission:
                            now: datetime) -> Admitted:
         """Fresh re-admission of the proposal's groups; the verification request is reserved
         against what the slice has left (``remaining``), never the whole slice budget."""
+        if shutdown_requested():
+            return NotAdmitted("shutdown")
         with owner_context(self.principal):
             policy, groups = self._fresh(group_lease, now)
             if (policy.provider, policy.model, policy.residency) != (

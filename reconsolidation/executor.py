@@ -8,8 +8,14 @@ it and owns every database step:
   (``RECON_PROVIDER_IDLE_SECONDS``, 10 s) are the adapter's; the executor adds the slice's
   120 s ceiling (``group_lease.slice_deadline_at``) and a backstop at the call limit;
 * the slice lease is renewed every ``RECON_RENEW_SECONDS`` (30 s) while the call runs;
-  a lost lease, the kill switch (processing switched off) or the ceiling sets the cancel
-  event, which the adapter honours by closing its stream;
+  a lost lease, the kill switch (processing switched off), shutdown or the ceiling sets the
+  cancel event, which the adapter honours by shutting its connection down and joining its
+  transfer thread (bounded), so no thread keeps reading a cancelled stream;
+* shutdown is ``request_shutdown()`` (a Celery worker's ``worker_shutting_down`` signal calls
+  it) or a ``KeyboardInterrupt``/``SystemExit`` arriving while the call runs (Ctrl-C on
+  ``manage.py dream``): the call is cancelled and settled, then the interrupt propagates.
+  After ``request_shutdown()`` admission refuses every further request (``shutdown``), so the
+  slice defers its remaining groups without spending and ends;
 * settlement follows within ``RECON_SETTLEMENT_SECONDS`` (5 s) through
   ``providers.settlement``: only a consistent terminal response lowers the reservation;
   anything else leaves it charged in full. When the lease is already lost, settlement is
@@ -27,10 +33,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Optional
 
+from celery.signals import worker_shutting_down
 from django.conf import settings
 
 from reconsolidation import bounds
-from reconsolidation.admission import Admission
+from reconsolidation.admission import Admission, clear_shutdown, request_shutdown, shutdown_requested  # noqa: F401
 from reconsolidation.domain import GroupLease, SpendReceipt
 from reconsolidation.errors import LeaseLost, ReconsolidationError
 from reconsolidation.leases import processing_enabled
@@ -42,11 +49,17 @@ from veetbot.identity import Principal
 RECON_SETTLEMENT_SECONDS = 5.0
 
 
+
+@worker_shutting_down.connect(weak=False)
+def _worker_shutting_down(**_kwargs) -> None:
+    request_shutdown()
+
+
 @dataclass(frozen=True)
 class Execution:
     result: ProviderResult
     receipt: Optional[SpendReceipt]  # None: settlement refused (lease lost) — the full charge stays
-    cancelled: str = ""  # lease_lost | kill_switch | slice_deadline | call_limit, or ""
+    cancelled: str = ""  # lease_lost | kill_switch | shutdown | slice_deadline | call_limit, or ""
     finished_at: Optional[datetime] = None
 
 
@@ -71,7 +84,9 @@ class ReconsolidationBatchExecutor:
             elapsed = self.monotonic() - began
             instant = now + timedelta(seconds=elapsed)
             reason = ""
-            if not processing_enabled():
+            if shutdown_requested():
+                reason = "shutdown"
+            elif not processing_enabled():
                 reason = "kill_switch"
             elif instant >= group_lease.slice_deadline_at:
                 reason = "slice_deadline"
@@ -103,7 +118,13 @@ class ReconsolidationBatchExecutor:
         began = self.monotonic()
         worker = threading.Thread(target=call, name="reconsolidation-provider", daemon=True)
         worker.start()
-        cancelled = self._watch(worker, cancel, group_lease, now, began)
+        interrupted: Optional[BaseException] = None
+        try:
+            cancelled = self._watch(worker, cancel, group_lease, now, began)
+        except (KeyboardInterrupt, SystemExit) as stop:  # shutdown: cancel, settle, then propagate
+            cancel.set()
+            worker.join(RECON_SETTLEMENT_SECONDS)
+            cancelled, interrupted = "shutdown", stop
         elapsed_ms = int((self.monotonic() - began) * 1000)
         result = box.get("result")
         if cancelled or result is None or result.request_digest != prepared.digest:
@@ -120,4 +141,6 @@ class ReconsolidationBatchExecutor:
                                         completion=plan.completion, now=finished)
         except LeaseLost:
             receipt = None
+        if interrupted is not None:
+            raise interrupted
         return Execution(result=result, receipt=receipt, cancelled=cancelled, finished_at=finished)

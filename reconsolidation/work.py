@@ -19,6 +19,24 @@ provider call inside a transaction:
 
 Returns the operations recorded for this group. Source text never leaves this process:
 the audit holds digests, IDs and reason codes only.
+
+Why the rules provider does not go through ``admission`` and ``executor`` (the model path
+does, ``model_work``): those two exist for a request that leaves the process. Admission
+binds serialized bytes to an egress policy and reserves their priced maximum; the executor
+bounds a transport (one attempt, 30 s / 10 s idle, lease renewal, cancellation that closes
+a stream). The rules provider has none of that: it is a pure, local function over the
+views read in step 1 — no bytes are serialized or sent, so no egress policy applies ("the
+rules provider is local and needs no egress"), there is no price to bound and no stream to
+cancel, and it returns in milliseconds inside the slice's own deadline. What the contract
+still requires holds here too, and ``tests/reconsolidation/test_process_group.py`` checks
+it: a reservation under a digest of the request's identity before the call; the content-free
+call audit (provider ``rules``, model ``rules@1``, stage ``proposal``) written with it;
+settlement ``verified`` at the reserved amount with a completion of zero tokens (``unknown``
+at the full charge if the provider crashes); every commit revalidating the sources under the
+owner lock. The rules provider abstains from hypotheses and every group it decides says so
+in its receipt: ``rules_abstain_hypothesis`` is the reason of a ``completed`` group and of a
+``no_change`` group without proposals (a group whose proposals were all refused keeps
+``proposals_refused``, the more specific fact).
 """
 from __future__ import annotations
 
@@ -96,6 +114,12 @@ def process_group(store: ReconsolidationStore, principal: Principal, group_lease
             store.finish_group(principal, group_lease, outcome="deferred", reason="provider_not_ready", now=now)
             return ()
         provider = selection.model_provider()
+        # The read-only model check before first use (once per process for this base URL and
+        # model): an endpoint that does not list the model defers the group before any spend.
+        unavailable = provider.check_models()
+        if unavailable:
+            store.finish_group(principal, group_lease, outcome="deferred", reason=unavailable, now=now)
+            return ()
     if provider is not None:
         return model_work.process_group(store, principal, group_lease, provider, now=now)
     with owner_context(principal):
@@ -145,7 +169,7 @@ def process_group(store: ReconsolidationStore, principal: Principal, group_lease
         except (Conflict, Invalid):  # a malformed proposal rejects only itself as well
             refused += 1
     if recorded:
-        outcome, reason = "completed", ""
+        outcome, reason = "completed", rules.HYPOTHESIS_ABSTENTION
     elif stale and not refused:
         outcome, reason = "stale", "sources_changed"
     else:

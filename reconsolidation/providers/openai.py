@@ -5,8 +5,9 @@ Wire protocol (an interface other tools rely on — keep it exactly):
 ``"stream_options": {"include_usage": true}``, ``"max_completion_tokens"`` and
 ``"response_format": {"type": "json_schema", "json_schema": {"strict": true, ...}}``; no
 tools. The system message carries the fixed instructions; the user message carries the
-prepared request bytes exactly as digested. Before the first call a read-only
-``GET {base}/models`` must list the configured model.
+prepared request bytes exactly as digested. Before the first use a read-only
+``GET {base}/models`` must list the configured model: once per process for each base URL
+and model (``check_models``; a failed check is not remembered, so it runs again next time).
 
 Every call is one attempt (``maximum_provider_attempts=1``: no retry, no redirect, no proxy
 from the environment), bounded by ``RECON_PROVIDER_CALL_SECONDS`` in total and
@@ -15,6 +16,12 @@ from the environment), bounded by ``RECON_PROVIDER_CALL_SECONDS`` in total and
 choice 0 only, no tool calls or refusals, exactly one terminal ``finish_reason: stop``, a final
 usage chunk with attributable, consistent counts inside the admitted ceilings, then
 ``[DONE]``. Anything else is a finite ``FailureReason``.
+
+Cancellation is real: the transfer runs in a worker thread while the caller watches the
+cancel event and the deadline. On either, the caller shuts the connection's socket down
+(captured through httpx's ``trace`` extension), which wakes a read blocked in the worker at
+once; the worker leaves its ``with`` blocks (closing the response and client) and the caller
+joins it for at most ``CANCEL_JOIN_SECONDS``. No abandoned thread keeps reading a stream.
 
 Residency: a loopback base URL (127.0.0.1, ::1, localhost) is local — content never leaves the
 machine — so it needs no pin and may need no key. Any other host must be https and must equal
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 import time
 from decimal import Decimal, InvalidOperation
@@ -45,6 +53,18 @@ _SCHEMAS = {
     "verification": ("reconsolidation_verification_1", VERIFICATION_JSON_SCHEMA),
 }
 _POLL_SECONDS = 0.02
+CANCEL_JOIN_SECONDS = 2.0  # how long a cancelled call may take to close its connection
+WORKER_NAME = "recon-provider-call"
+
+# Base URL + model pairs whose ``GET {base}/models`` listed the model in this process.
+_MODELS_LISTED: set[tuple[str, str]] = set()
+_MODELS_LOCK = threading.Lock()
+
+
+def forget_models_checks() -> None:
+    """Forget every passed models check (tests; a deployment never needs it)."""
+    with _MODELS_LOCK:
+        _MODELS_LISTED.clear()
 
 
 class ProviderNotConfigured(Exception):
@@ -238,7 +258,6 @@ class OpenAIProvider:
         self._key = openai_key() if key is None else key
         pin = settings.AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER if residency_pin is None else residency_pin
         self._pin = (pin or "").strip().lower()
-        self._models_checked = False
 
     # --- guards before any byte leaves -----------------------------------------------------
     def _egress_refusal(self) -> Optional[str]:
@@ -274,16 +293,20 @@ class OpenAIProvider:
         return httpx.Client(timeout=httpx.Timeout(min(idle, call)), trust_env=False, follow_redirects=False)
 
     def check_models(self) -> Optional[str]:
-        """The read-only ``GET {base}/models`` check: None when the model is listed, else a reason."""
-        if self._models_checked:
-            return None
+        """The read-only ``GET {base}/models`` check: None when the model is listed, else a
+        reason. It runs once per process for each base URL and model (the lock also keeps
+        two threads from checking the same pair at once); a failure is not remembered."""
         refused = self._egress_refusal()
         if refused:
             return refused
-        outcome = self._run(self._models_call, cancel=None)
-        if outcome is None:
-            self._models_checked = True
-            return None
+        key = (self.config.base_url, self.config.model)
+        with _MODELS_LOCK:
+            if key in _MODELS_LISTED:
+                return None
+            outcome = self._run(self._models_call, cancel=None)
+            if outcome is None:
+                _MODELS_LISTED.add(key)
+                return None
         return outcome[0]
 
     def _models_call(self, state: dict) -> None:
@@ -292,6 +315,7 @@ class OpenAIProvider:
         try:
             with self._client() as client, client.stream(
                 "GET", f"{self.config.base_url}/models", headers=self._headers("application/json"),
+                extensions={"trace": _tracer(state)},
             ) as response:
                 state["response"] = response
                 if (reason := _status_reason(response.status_code)) is not None:
@@ -358,6 +382,7 @@ class OpenAIProvider:
         try:
             with self._client() as client, client.stream(
                 "POST", f"{self.config.base_url}/chat/completions", content=self._wire_body(prepared), headers=headers,
+                extensions={"trace": _tracer(state)},
             ) as response:
                 state["response"] = response
                 if (reason := _status_reason(response.status_code)) is not None:
@@ -397,10 +422,11 @@ class OpenAIProvider:
     def _run(self, call, *, cancel: Optional[threading.Event]):
         """Run ``call`` in a worker thread under the total deadline and the cancel event.
 
-        The worker's reads are bounded by the idle limit, so an abandoned worker ends by
-        itself; the caller gets its answer at the deadline, not after the next byte.
+        On cancel or deadline the connection is shut down (``_interrupt``) and the worker is
+        joined for at most ``CANCEL_JOIN_SECONDS``: the caller gets its answer at the
+        deadline, not after the next byte, and the worker does not outlive the call.
         """
-        state: dict = {"abort": False, "response": None}
+        state: dict = {"abort": False, "response": None, "stream": None}
         box: dict = {}
 
         def work() -> None:
@@ -411,15 +437,42 @@ class OpenAIProvider:
             except Exception:  # noqa: BLE001 - never raise provider prose; a finite reason only
                 box["fail"] = ("transport_failed", "failed")
 
-        worker = threading.Thread(target=work, name="recon-provider-call", daemon=True)
+        worker = threading.Thread(target=work, name=WORKER_NAME, daemon=True)
         deadline = time.monotonic() + float(limit("RECON_PROVIDER_CALL_SECONDS"))
         worker.start()
         while worker.is_alive():
             worker.join(_POLL_SECONDS)
-            if cancel is not None and cancel.is_set() and worker.is_alive():
-                state["abort"] = True
-                return ("cancelled", "cancelled")
-            if time.monotonic() >= deadline and worker.is_alive():
-                state["abort"] = True
-                return ("timeout", "timeout")
+            if not worker.is_alive():
+                break
+            stop = None
+            if cancel is not None and cancel.is_set():
+                stop = ("cancelled", "cancelled")
+            elif time.monotonic() >= deadline:
+                stop = ("timeout", "timeout")
+            if stop is not None:
+                _interrupt(state)
+                worker.join(CANCEL_JOIN_SECONDS)
+                return stop
         return box.get("fail")
+
+
+def _tracer(state: dict):
+    """An httpx ``trace`` extension that remembers the connection's network stream (the TLS
+    one replaces the TCP one), so a cancelling thread can shut its socket down."""
+    def trace(event: str, info: dict) -> None:
+        if event.endswith(("connect_tcp.complete", "start_tls.complete")):
+            state["stream"] = info.get("return_value")
+    return trace
+
+
+def _interrupt(state: dict) -> None:
+    """Stop a transfer running in another thread: flag it, then shut the socket down, which
+    wakes a blocked read at once (closing the descriptor alone would not). Never raises."""
+    state["abort"] = True
+    stream = state.get("stream")
+    try:
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    except Exception:  # noqa: BLE001 - already closed or never connected: nothing to stop
+        pass

@@ -6,21 +6,27 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connections
 
 from evals.reconsolidation.responder import propose, verify
 from memory.models import Memory
+from reconsolidation.admission import ReconsolidationRequestAdmission, clear_shutdown, request_shutdown
 from reconsolidation.errors import LeaseLost
+from reconsolidation.executor import ReconsolidationBatchExecutor
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend
 from reconsolidation.providers.contract import ProviderFailure
+from reconsolidation.providers.openai import WORKER_NAME, forget_models_checks
 from reconsolidation.providers.scripted import scripted_config
 from reconsolidation.store import ReconsolidationStore
 from reconsolidation.work import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
-from tests.reconsolidation.providers.sse_server import MODEL, Scenario, SSEServer, chunk, DONE
+from tests.reconsolidation.providers.sse_server import MODEL, Scenario, SSEServer, chunk, DONE, valid_events
 from tests.reconsolidation.work_builders import claimed_group
 from veetbot.rls import owner_context
 
@@ -59,6 +65,15 @@ class Answering(Scenario):
     @status.setter
     def status(self, value):
         pass
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_state():
+    forget_models_checks()
+    clear_shutdown()
+    yield
+    forget_models_checks()
+    clear_shutdown()
 
 
 @pytest.fixture
@@ -192,3 +207,154 @@ def test_a_lost_lease_cancels_the_call_and_the_reservation_stays_fully_charged(l
         (spend,) = ReconsolidationSpend.objects.all()
         assert spend.charged_usd == spend.maximum_usd and spend.state != "settled"
         assert not ReconsolidationOperation.objects.exists()
+
+
+def spends_of(owner):
+    with owner_context(owner):
+        return list(ReconsolidationSpend.objects.order_by("reserved_at"))
+
+
+def group_row(owner):
+    with owner_context(owner):
+        row = ReconsolidationGroup.objects.get()
+        return row.state, row.reason
+
+
+BROKEN = {
+    "malformed": (Scenario([b"data: {oops\n\n", DONE]), "malformed_stream"),
+    "duplicate-key": (Scenario([b'data: {"id": "a", "id": "a", "choices": []}\n\n', DONE]), "malformed_stream"),
+    "oversized": (Scenario(valid_events("x" * 70000, pieces=10)), "response_too_large"),
+    "truncated": (Scenario([chunk(role="assistant", content=""), chunk(content="{")]), "interrupted"),
+    "slow": (Scenario(valid_events("{}"), delay_before=4.0), "idle_timeout"),
+    "5xx": (Scenario(status=503), "http_server_error"),
+}
+
+
+@pytest.mark.parametrize("name", list(BROKEN))
+def test_a_broken_proposal_stream_fails_the_group_fully_charged_and_changes_no_memory(
+        owner, enabled, store, day_one, openai, settings, name):
+    scenario, reason = BROKEN[name]
+    settings.RECON_PROVIDER_IDLE_SECONDS = 1.0
+    memories = three(owner)
+    before = snapshot(owner)
+    openai.answer(scenario)
+    lease, group = claimed_group(store, owner, memories, day_one)
+    assert process_group(store, owner, group, now=day_one) == ()
+    (spend,) = spends_of(owner)  # no verification call after a refused proposal
+    assert (spend.state, spend.charged_usd) == ("unknown", spend.maximum_usd)
+    assert spend.call_audit["completion"]["input_tokens"] is None
+    assert group_row(owner) == ("pending", reason)  # failed once: retried later under the retry policy
+    with owner_context(owner):
+        assert not ReconsolidationOperation.objects.exists()
+    assert snapshot(owner) == before
+
+
+def test_the_models_check_runs_once_per_process_not_once_per_group(owner, enabled, store, day_one, openai):
+    openai.answer(Answering(openai))
+    first = three(owner)
+    lease, group = claimed_group(store, owner, first, day_one)
+    assert process_group(store, owner, group, now=day_one)
+    store.release(owner, lease.lease_token, now=day_one)
+    second = (original(owner, "The owner cycles to the office.", subject="commute"),
+              original(owner, "The owner cycles  to the office.", subject="commute"),
+              original(owner, "The owner keeps a spare tube in the bag.", subject="commute"))
+    lease, group = claimed_group(store, owner, second, day_one)
+    assert process_group(store, owner, group, now=day_one)
+    assert [m for m, *_ in openai.requests] == ["GET", "POST", "POST", "POST", "POST"]
+
+
+def test_a_model_the_endpoint_does_not_list_defers_the_group_before_any_spend(owner, enabled, store, day_one, openai):
+    openai.answer(Scenario(models=("another-model",)))
+    lease, group = claimed_group(store, owner, three(owner), day_one)
+    assert process_group(store, owner, group, now=day_one) == ()
+    assert spends_of(owner) == []
+    assert group_row(owner) == ("pending", "model_unavailable")
+    assert [m for m, *_ in openai.requests] == ["GET"]
+
+
+def provider_workers():
+    return [t for t in threading.enumerate() if t.name in (WORKER_NAME, "reconsolidation-provider") and t.is_alive()]
+
+
+def test_the_kill_switch_closes_a_real_stream_and_no_thread_keeps_reading(owner, enabled, store, day_one, openai,
+                                                                         settings):
+    settings.RECON_PROVIDER_IDLE_SECONDS, settings.RECON_PROVIDER_CALL_SECONDS = 8.0, 30.0
+    openai.answer(Scenario([chunk(content="x")] * 400, delay_between=0.05))  # a 20 s drip
+    lease, group = claimed_group(store, owner, three(owner), day_one)
+    switch = threading.Timer(0.5, lambda: setattr(settings, "AGENT_MEMORY_RECONSOLIDATION_ENABLED", False))
+    started = time.monotonic()
+    switch.start()
+    assert process_group(store, owner, group, now=day_one) == ()
+    returned = time.monotonic()
+    assert returned - started < 6.0  # far below the drip; the bounds are for a loaded 2-CPU machine
+    assert provider_workers() == []
+    (spend,) = spends_of(owner)
+    assert (spend.state, spend.charged_usd) == ("unknown", spend.maximum_usd)
+    assert spend.call_audit["completion"]["transport_outcome"] == "cancelled"
+    assert group_row(owner) == ("pending", "kill_switch")
+    while not openai.disconnects and time.monotonic() < returned + 3.0:
+        time.sleep(0.02)
+    assert openai.disconnects  # the server saw its stream closed, long before its 20 s end
+
+
+def test_shutdown_cancels_the_call_settles_it_and_admits_nothing_more(owner, enabled, store, day_one, settings):
+    settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    provider = Hanging(request_shutdown)
+    lease, group = claimed_group(store, owner, three(owner), day_one)
+    assert process_group(store, owner, group, now=day_one, provider=provider) == ()
+    (spend,) = spends_of(owner)
+    assert (spend.state, spend.charged_usd) == ("unknown", spend.maximum_usd)
+    assert spend.call_audit["completion"]["transport_outcome"] == "cancelled"
+    assert group_row(owner) == ("pending", "shutdown")
+    again = store.claim_group(owner, lease_token=lease.lease_token, now=day_one)
+    assert process_group(store, owner, again, now=day_one, provider=provider) == ()
+    assert provider.calls == 1 and len(spends_of(owner)) == 1  # deferred at admission: nothing reserved
+    assert group_row(owner) == ("pending", "shutdown")
+
+
+def test_an_interrupt_during_the_call_cancels_and_settles_before_it_propagates(owner, enabled, store, day_one,
+                                                                              settings):
+    settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    provider = Hanging(lambda: None)
+    lease, group = claimed_group(store, owner, three(owner), day_one)
+    admission = ReconsolidationRequestAdmission(store, owner, provider.config).admit_proposal(
+        group, batch_id=__import__("uuid").uuid4(), now=day_one)
+    ticks = iter(range(1000))
+
+    def monotonic():  # Ctrl-C arrives at the watcher's third look at the clock
+        if next(ticks) == 3:
+            raise KeyboardInterrupt
+        return 0.0
+
+    executor = ReconsolidationBatchExecutor(store, owner, provider, monotonic=monotonic)
+    with pytest.raises(KeyboardInterrupt):
+        executor.execute(admission, group, now=day_one)
+    assert provider_workers() == []
+    (spend,) = spends_of(owner)
+    assert (spend.state, spend.charged_usd) == ("unknown", spend.maximum_usd)
+    assert spend.call_audit["completion"]["transport_outcome"] == "cancelled"
+
+
+def test_dream_once_runs_end_to_end_with_the_openai_provider_against_a_local_server(db, enabled, openai):
+    owner = make_owner()[0]
+    memories = three(owner)
+    before = snapshot(owner)
+    openai.answer(Answering(openai))
+    out = StringIO()
+    call_command("dream", "--once", "--owner", f"{owner.tenant_id}/{owner.principal_id}", "--json", stdout=out,
+                 stderr=StringIO())
+    (line,) = [json.loads(text) for text in out.getvalue().splitlines() if text.strip()]
+    assert line["groups_selected"] >= 1 and float(line["spend_usd"]) > 0
+    kinds = sorted(op["kind"] for op in line["operations"])
+    assert "merge_equivalent" in kinds and {op["state"] for op in line["operations"]} == {"proposed"}
+    methods = [(m, path) for m, path, *_ in openai.requests]
+    assert methods[0] == ("GET", "/v1/models") and methods.count(("GET", "/v1/models")) == 1
+    assert methods.count(("POST", "/v1/chat/completions")) == 2 * line["groups_selected"]
+    for _, _, _, raw in openai.requests[1:]:
+        body = json.loads(raw)
+        assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+        assert body["response_format"]["type"] == "json_schema" and body["response_format"]["json_schema"]["strict"]
+    assert {str(m.id) for m in memories} >= {i for op in line["operations"] for i in op.get("members", [])}
+    spends = spends_of(owner)
+    assert spends and all(s.state == "settled" and s.charged_usd < s.maximum_usd for s in spends)
+    assert snapshot(owner) == before

@@ -61,6 +61,31 @@ def test_a_group_without_proposals_is_no_change_and_says_the_rules_abstain_from_
     assert (group.state, group.reason) == ("no_change", "rules_abstain_hypothesis")
 
 
+def test_a_rules_group_that_records_proposals_still_says_it_abstained_from_hypotheses_in_every_receipt(
+        owner, enabled, store, day_one):
+    # Related beliefs from distinct events: a model provider could propose a connection here;
+    # the rules provider never does, and its group and call receipts say so, content-free.
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers  Celsius.", subject="units")
+    c = original(owner, "The owner reads temperatures in the morning.", subject="units")
+    ops = process(store, owner, [a, b, c], day_one)
+    assert ops and "infer_connection" not in {op.kind for op in ops}
+    with owner_context(owner):
+        group = ReconsolidationGroup.objects.get()
+        finished = ReconsolidationAudit.objects.get(event="group_completed")
+    assert (group.state, group.reason) == ("completed", "rules_abstain_hypothesis")
+    assert finished.reason == "rules_abstain_hypothesis"
+    (row,), _ = spend_of(owner)
+    audit = row.call_audit
+    assert (audit["provider"], audit["model"], audit["stage"], audit["group_ids"]) == (
+        "rules", "rules@1", "proposal", [str(group.id)])
+    assert (row.state, row.charged_usd) == ("settled", bounds.RECON_RULES_CALL_USD)
+    completion = audit["completion"]
+    assert (completion["transport_outcome"], completion["input_tokens"], completion["output_tokens"]) == (
+        "completed", 0, 0)
+    assert "Celsius" not in repr(audit) and "temperatures" not in repr(audit)
+
+
 def test_a_group_whose_sources_changed_is_stale_and_spends_nothing(owner, enabled, store, day_one):
     a = original(owner, "The owner prefers Celsius.", subject="units")
     b = original(owner, "The owner prefers Celsius.", subject="units")

@@ -2,7 +2,8 @@
 
 It serves ``GET /v1/models`` and ``POST /v1/chat/completions`` as server-sent events, with a
 scenario chosen per test (valid, malformed, oversized, duplicate keys, truncated, slow, 5xx,
-...). It records every request so tests can assert what went over the wire.
+...). It records every request so tests can assert what went over the wire, and every
+stream the client closed before the end (``disconnects``).
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
                 time.sleep(scenario.delay_between)
         except (BrokenPipeError, ConnectionResetError):
-            pass
+            server.disconnects.append(time.monotonic())  # the client closed the stream early
 
 
 class SSEServer:
@@ -90,6 +91,7 @@ class SSEServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.daemon_threads = True
         self.httpd.requests = []
+        self.httpd.disconnects = []
         self.httpd.scenario = Scenario()
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
@@ -100,6 +102,11 @@ class SSEServer:
     @property
     def requests(self) -> list:
         return self.httpd.requests
+
+    @property
+    def disconnects(self) -> list:
+        """Monotonic instants at which a write found the client gone."""
+        return self.httpd.disconnects
 
     def answer(self, scenario: Scenario) -> None:
         self.httpd.scenario = scenario

@@ -10,7 +10,9 @@ import pytest
 
 from reconsolidation.providers.contract import FailureReason, ProviderConfig, ProviderFailure, ProviderResponse
 from reconsolidation.providers.egress import egress_policy
-from reconsolidation.providers.openai import OpenAIProvider, ProviderNotConfigured, openai_config
+from reconsolidation.providers.openai import (
+    CANCEL_JOIN_SECONDS, WORKER_NAME, OpenAIProvider, ProviderNotConfigured, forget_models_checks, openai_config,
+)
 from reconsolidation.providers.parser import parse_proposal
 from reconsolidation.providers.request import build_proposal_request
 from tests.reconsolidation.providers.builders import PRINCIPAL, TENANT, T, merge_proposal, sid, simple_group
@@ -19,6 +21,13 @@ from tests.reconsolidation.providers.sse_server import (
 )
 
 FAILURES = set(FailureReason.__args__)
+
+
+@pytest.fixture(autouse=True)
+def fresh_models_checks():
+    forget_models_checks()
+    yield
+    forget_models_checks()
 
 
 @pytest.fixture
@@ -104,6 +113,29 @@ def test_models_check_runs_once_before_first_use(configured, server):
     server.answer(Scenario(valid_events("{}")))
     assert provider.complete(batch.request).ok and provider.complete(batch.request).ok
     assert [r[0] for r in server.requests] == ["GET", "POST", "POST"]
+
+
+def test_models_check_runs_once_per_process_for_a_base_url_and_model_not_per_provider(configured, server):
+    cfg = openai_config()
+    batch = prepare(cfg)
+    server.answer(Scenario(valid_events("{}")))
+    for _ in range(3):  # a new adapter per group, as the slice driver makes them
+        assert OpenAIProvider(cfg).check_models() is None
+        assert OpenAIProvider(cfg).complete(batch.request).ok
+    assert [r[0] for r in server.requests] == ["GET", "POST", "POST", "POST"]
+    other = cfg.model_copy(update={"model": "other-model"})
+    server.answer(Scenario(models=(MODEL, "other-model")))
+    assert OpenAIProvider(other).check_models() is None  # another model is checked on its own
+    assert [r[0] for r in server.requests][-1] == "GET"
+
+
+def test_a_failed_models_check_is_not_remembered(configured, server):
+    cfg = openai_config()
+    server.answer(Scenario(models=("other",)))
+    assert OpenAIProvider(cfg).check_models() == "model_unavailable"
+    server.answer(Scenario(models=(MODEL,)))
+    assert OpenAIProvider(cfg).check_models() is None
+    assert [r[0] for r in server.requests] == ["GET", "GET"]
 
 
 def test_unlisted_model_refuses_before_any_chat_call(configured, server):
@@ -203,14 +235,54 @@ def test_slow_drip_within_idle_limit_trips_the_call_limit(configured, server):
     assert 0.7 < elapsed < 4.0  # answered at the deadline, not after the 10 s stream
 
 
-def test_cancel_event_stops_the_stream(configured, server):
+def call_workers() -> list:
+    return [t for t in threading.enumerate() if t.name == WORKER_NAME and t.is_alive()]
+
+
+def test_cancel_event_closes_the_stream_and_leaves_no_worker_reading(configured, server):
+    configured.RECON_PROVIDER_CALL_SECONDS = 30.0  # only the cancel can end this 10 s drip early
     cancel = threading.Event()
     cfg = openai_config()
     batch = prepare(cfg)
-    server.answer(Scenario([chunk(content="x")] * 100, delay_between=0.05))
+    assert OpenAIProvider(cfg).check_models() is None
+    server.answer(Scenario([chunk(content="x")] * 200, delay_between=0.05))
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    result = OpenAIProvider(cfg).complete(batch.request, cancel=cancel)
+    returned = time.monotonic()
+    assert failed(result) == "cancelled" and result.transport_outcome == "cancelled"
+    assert returned - started < 0.3 + CANCEL_JOIN_SECONDS
+    assert call_workers() == []  # the worker was joined, not abandoned
+    deadline = returned + 3.0  # the server sees the connection closed at its next writes
+    while not server.disconnects and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.disconnects and server.disconnects[0] - returned < 3.0
+
+
+def test_cancel_while_the_server_is_silent_wakes_the_blocked_read(configured, server):
+    # An idle limit longer than the silence: without the socket shutdown the worker would sit
+    # in its read until the server spoke or the 8 s idle limit passed.
+    configured.RECON_PROVIDER_IDLE_SECONDS, configured.RECON_PROVIDER_CALL_SECONDS = 8.0, 30.0
+    cancel = threading.Event()
+    cfg = openai_config()
+    batch = prepare(cfg)
+    assert OpenAIProvider(cfg).check_models() is None
+    server.answer(Scenario(valid_events("{}"), delay_before=6.0))
     threading.Timer(0.3, cancel.set).start()
     result = OpenAIProvider(cfg).complete(batch.request, cancel=cancel)
-    assert failed(result) == "cancelled" and result.transport_outcome == "cancelled"
+    assert failed(result) == "cancelled"
+    assert call_workers() == []
+
+
+def test_the_call_limit_closes_the_stream_and_leaves_no_worker_reading(configured, server):
+    configured.RECON_PROVIDER_IDLE_SECONDS, configured.RECON_PROVIDER_CALL_SECONDS = 8.0, 0.8
+    cfg = openai_config()
+    batch = prepare(cfg)
+    assert OpenAIProvider(cfg).check_models() is None
+    server.answer(Scenario(valid_events("{}"), delay_before=6.0))
+    result = OpenAIProvider(cfg).complete(batch.request)
+    assert failed(result) == "timeout" and result.transport_outcome == "timeout"
+    assert call_workers() == []
 
 
 def test_unreachable_server_is_connect_failed(configured, server):
