@@ -12,7 +12,9 @@ preview, not permission. Admission turns it into permission in ONE owner transac
    cost (``spend.reserve``: live lease, claimed group, kill switch, slice/day budgets),
    with the content-free call audit of exactly that request.
 
-If any step refuses, nothing is written. After ``request_shutdown()`` (this process is
+If any step refuses, nothing is written: an exhausted budget, the kill switch switched off
+since the claim (``disabled``) and a digest already reserved in this slice
+(``duplicate_reservation``) are all a ``NotAdmitted``, never an exception. After ``request_shutdown()`` (this process is
 stopping) nothing more is admitted: ``shutdown``, a transient reason. The provider call happens later, outside every
 transaction (``executor``). The result is an ``Admission`` (request, local context,
 reservation) or a ``NotAdmitted`` with a finite reason and whether it is transient
@@ -32,7 +34,7 @@ from django.db.models import Sum
 from memory.services.owner_state import lock_owner
 from reconsolidation import bounds
 from reconsolidation.domain import GroupLease, Reservation
-from reconsolidation.errors import BudgetExhausted
+from reconsolidation.errors import BudgetExhausted, DuplicateReservation, ReconsolidationDisabled
 from reconsolidation.models import ReconsolidationSpend
 from reconsolidation.providers.contract import PreparedRequest, ProviderConfig
 from reconsolidation.providers.egress import EgressPolicy, egress_policy
@@ -50,7 +52,8 @@ from veetbot.rls import owner_context
 # Builder deferrals that another attempt may clear (prices, budget, batch room); every other
 # reason is decided by the sources themselves and would refuse again unchanged.
 TRANSIENT = frozenset({"batch_full", "unknown_price", "above_slice_ceiling", "above_slice_headroom",
-                       "policy_mismatch", "slice_budget", "daily_budget", "slice_deadline", "shutdown"})
+                       "policy_mismatch", "slice_budget", "daily_budget", "slice_deadline", "shutdown",
+                       "disabled", "duplicate_reservation"})
 # Reasons meaning the group's originals changed since the claim: the group is stale.
 CHANGED = frozenset({"source_missing", "source_changed", "snapshot_inconsistent"})
 
@@ -118,6 +121,10 @@ class ReconsolidationRequestAdmission:
                 call_audit=call_audit(request, group_ids=[group_lease.group_id], admitted_at=now), now=now)
         except BudgetExhausted as error:
             return NotAdmitted(error.reason)
+        except ReconsolidationDisabled:  # the kill switch withdrew admission after the claim
+            return NotAdmitted("disabled")
+        except DuplicateReservation:  # these exact bytes were reserved in this slice: never a second send
+            return NotAdmitted("duplicate_reservation")
 
     def admit_proposal(self, group_lease: GroupLease, *, batch_id: UUID, now: datetime) -> Admitted:
         if shutdown_requested():

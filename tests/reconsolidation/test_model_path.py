@@ -172,3 +172,36 @@ def test_a_request_above_the_slice_budget_is_deferred_without_a_reservation(owne
         assert not ReconsolidationSpend.objects.exists()
         row = ReconsolidationGroup.objects.get()
         assert (row.state, row.reason) == ("pending", "above_slice_ceiling")
+
+
+def test_the_kill_switch_turned_off_after_the_claim_defers_the_group_at_admission_without_a_reservation(
+        owner, enabled, scripted, store, day_one):
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    responder = HeuristicResponder()
+    lease, group = claimed_group(store, owner, [a, b], day_one)
+    enabled.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False  # withdrawn between the claim and the admission
+    assert process_group(store, owner, group, now=day_one, provider=responder) == ()
+    assert responder.requests == 0
+    with owner_context(owner):
+        assert not ReconsolidationSpend.objects.exists()
+        row = ReconsolidationGroup.objects.get()
+        assert (row.state, row.reason) == ("pending", "disabled")
+
+
+def test_the_same_prepared_request_is_never_reserved_twice_in_a_slice(owner, enabled, scripted, store, day_one):
+    from uuid import uuid4
+
+    from reconsolidation.admission import Admission, NotAdmitted, ReconsolidationRequestAdmission
+
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    lease, group = claimed_group(store, owner, [a, b], day_one)
+    admission = ReconsolidationRequestAdmission(store, owner, HeuristicResponder().config)
+    batch_id = uuid4()
+    first = admission.admit_proposal(group, batch_id=batch_id, now=day_one)
+    second = admission.admit_proposal(group, batch_id=batch_id, now=day_one)
+    assert isinstance(first, Admission)
+    assert second == NotAdmitted("duplicate_reservation") and second.transient
+    with owner_context(owner):
+        assert ReconsolidationSpend.objects.count() == 1
