@@ -136,6 +136,15 @@ def test_a_provider_conflict_keeps_versioned_dependencies_and_changes_no_recall(
     assert after.items == plain.items and after.rendered == plain.rendered  # no winner, no suppression, no item
 
 
+def no_call_and_no_spend(owner, responder) -> tuple[str, str]:
+    """The provider was never asked and nothing was reserved; the group's (state, reason)."""
+    assert responder.requests == 0
+    with owner_context(owner):
+        assert not ReconsolidationSpend.objects.exists()
+        row = ReconsolidationGroup.objects.get()
+        return row.state, row.reason
+
+
 def test_admission_rechecks_sources_so_a_change_after_the_claim_stales_the_group_before_any_spend(
         owner, enabled, scripted, store, day_one):
     from memory.domain import MemoryChanges
@@ -149,11 +158,7 @@ def test_admission_rechecks_sources_so_a_change_after_the_claim_stales_the_group
     memory_revise(principal=owner, memory_id=c.id, expected_revision=c.content_revision,
                   changes=MemoryChanges(statement="The owner reads temperatures at noon."), now=day_one)
     assert process_group(store, owner, group, now=day_one, provider=responder) == ()
-    assert responder.requests == 0
-    with owner_context(owner):
-        assert not ReconsolidationSpend.objects.exists()
-        row = ReconsolidationGroup.objects.get()
-        assert (row.state, row.reason) == ("stale", "source_changed")
+    assert no_call_and_no_spend(owner, responder) == ("stale", "source_changed")
 
 
 def test_a_request_above_the_slice_budget_is_deferred_without_a_reservation(owner, enabled, scripted, store, day_one):
@@ -167,11 +172,7 @@ def test_a_request_above_the_slice_budget_is_deferred_without_a_reservation(owne
     responder.config = scripted_config(model="heuristic-responder@1", input_usd_per_mtok=Decimal("100000"),
                                        output_usd_per_mtok=Decimal("100000"))
     assert run(store, owner, [a, b], day_one, responder) == ()
-    assert responder.requests == 0
-    with owner_context(owner):
-        assert not ReconsolidationSpend.objects.exists()
-        row = ReconsolidationGroup.objects.get()
-        assert (row.state, row.reason) == ("pending", "above_slice_ceiling")
+    assert no_call_and_no_spend(owner, responder) == ("pending", "above_slice_ceiling")
 
 
 def test_the_kill_switch_turned_off_after_the_claim_defers_the_group_at_admission_without_a_reservation(
@@ -182,11 +183,7 @@ def test_the_kill_switch_turned_off_after_the_claim_defers_the_group_at_admissio
     lease, group = claimed_group(store, owner, [a, b], day_one)
     enabled.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False  # withdrawn between the claim and the admission
     assert process_group(store, owner, group, now=day_one, provider=responder) == ()
-    assert responder.requests == 0
-    with owner_context(owner):
-        assert not ReconsolidationSpend.objects.exists()
-        row = ReconsolidationGroup.objects.get()
-        assert (row.state, row.reason) == ("pending", "disabled")
+    assert no_call_and_no_spend(owner, responder) == ("pending", "disabled")
 
 
 def test_the_same_prepared_request_is_never_reserved_twice_in_a_slice(owner, enabled, scripted, store, day_one):
