@@ -18,8 +18,10 @@ it and owns every database step:
   slice defers its remaining groups without spending and ends;
 * settlement follows within ``RECON_SETTLEMENT_SECONDS`` (5 s) through
   ``providers.settlement``: only a consistent terminal response lowers the reservation;
-  anything else leaves it charged in full. When the lease is already lost, settlement is
-  refused by the store and the reservation simply stays fully charged.
+  anything else leaves it charged in full. The settlement transaction runs with lock and
+  statement timeouts of that bound; when it cannot settle in time (``settlement_failed``) or
+  the lease is already lost (``lease_lost``), the reservation simply stays fully charged
+  (recovery marks it unknown) and the batch stops: ``Execution.cancelled`` names why.
 
 The call audit was written with the reservation (admission); settlement adds the
 completion (times, finite transport outcome, verified token counts). Nothing here logs or
@@ -35,6 +37,7 @@ from typing import Callable, Optional
 
 from celery.signals import worker_shutting_down
 from django.conf import settings
+from django.db import DatabaseError, connections, transaction
 
 from reconsolidation import bounds
 from reconsolidation.admission import Admission, clear_shutdown, request_shutdown, shutdown_requested  # noqa: F401
@@ -45,8 +48,10 @@ from reconsolidation.providers.contract import Provider, ProviderFailure, Provid
 from reconsolidation.providers.settlement import settlement_for
 from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
+from veetbot.rls import RUNTIME_ALIAS
 
 RECON_SETTLEMENT_SECONDS = 5.0
+_TIMEOUTS = "SELECT set_config('lock_timeout', %s, true), set_config('statement_timeout', %s, true)"
 
 
 
@@ -59,7 +64,9 @@ def _worker_shutting_down(**_kwargs) -> None:
 class Execution:
     result: ProviderResult
     receipt: Optional[SpendReceipt]  # None: settlement refused (lease lost) — the full charge stays
-    cancelled: str = ""  # lease_lost | kill_switch | shutdown | slice_deadline | call_limit, or ""
+    # Why the batch stops here: lease_lost | kill_switch | shutdown | slice_deadline | call_limit
+    # | settlement_failed, or "" (it may go on).
+    cancelled: str = ""
     finished_at: Optional[datetime] = None
 
 
@@ -104,6 +111,20 @@ class ReconsolidationBatchExecutor:
                 return reason
         return ""
 
+    def _settle(self, admission: Admission, group_lease: GroupLease, plan, finished: datetime) -> SpendReceipt:
+        """``store.settle`` inside a transaction whose lock waits and statements are bounded
+        by ``RECON_SETTLEMENT_SECONDS`` (the store's unit of work nests in it)."""
+        bound_ms = str(max(1, int(RECON_SETTLEMENT_SECONDS * 1000)))
+        with transaction.atomic(using=RUNTIME_ALIAS), connections[RUNTIME_ALIAS].cursor() as cursor:
+            cursor.execute("SELECT current_setting('lock_timeout'), current_setting('statement_timeout')")
+            before = cursor.fetchone()
+            cursor.execute(_TIMEOUTS, [bound_ms, bound_ms])
+            receipt = self.store.settle(self.principal, admission.reservation.id, outcome=plan.outcome,
+                                        actual_usd=plan.actual_usd, lease_token=group_lease.lease_token,
+                                        completion=plan.completion, now=finished)
+            cursor.execute(_TIMEOUTS, list(before))  # an enclosing transaction keeps its own bounds
+            return receipt
+
     def execute(self, admission: Admission, group_lease: GroupLease, *, now: datetime) -> Execution:
         prepared = admission.request
         cancel = threading.Event()
@@ -135,12 +156,13 @@ class ReconsolidationBatchExecutor:
         finished = now + timedelta(milliseconds=elapsed_ms)
         plan = settlement_for(result, prepared=prepared, config=self.provider.config, completed_at=finished,
                               elapsed_ms=elapsed_ms)
+        receipt = None
         try:
-            receipt = self.store.settle(self.principal, admission.reservation.id, outcome=plan.outcome,
-                                        actual_usd=plan.actual_usd, lease_token=group_lease.lease_token,
-                                        completion=plan.completion, now=finished)
+            receipt = self._settle(admission, group_lease, plan, finished)
         except LeaseLost:
-            receipt = None
+            cancelled = cancelled or "lease_lost"
+        except DatabaseError:  # a lock or statement past the settlement bound: the full charge stays
+            cancelled = cancelled or "settlement_failed"
         if interrupted is not None:
             raise interrupted
         return Execution(result=result, receipt=receipt, cancelled=cancelled, finished_at=finished)

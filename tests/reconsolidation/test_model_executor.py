@@ -358,3 +358,43 @@ def test_dream_once_runs_end_to_end_with_the_openai_provider_against_a_local_ser
     spends = spends_of(owner)
     assert spends and all(s.state == "settled" and s.charged_usd < s.maximum_usd for s in spends)
     assert snapshot(owner) == before
+
+
+def test_settlement_that_cannot_finish_within_its_bound_stops_the_batch_and_keeps_the_full_charge(
+        live_db, enabled, settings, day_one, monkeypatch):
+    from reconsolidation import executor as executor_module
+    from reconsolidation.models import ReconsolidationJob
+    from reconsolidation.providers.scripted import Recording, ScriptedProvider
+
+    settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    monkeypatch.setattr(executor_module, "RECON_SETTLEMENT_SECONDS", 0.5)
+    owner = make_owner()[0]
+    store = ReconsolidationStore(clock=lambda: day_one)
+    lease, group = claimed_group(store, owner, three(owner), day_one)
+    provider = ScriptedProvider([Recording(failure="http_server_error")])
+    admission = ReconsolidationRequestAdmission(store, owner, provider.config).admit_proposal(
+        group, batch_id=__import__("uuid").uuid4(), now=day_one)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_job_row():  # another transaction sits on the slice's job row past the bound
+        try:
+            with owner_context(owner):
+                ReconsolidationJob.objects.select_for_update().get(lease_token=lease.lease_token)
+                held.set()
+                release.wait(10)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=hold_the_job_row)
+    holder.start()
+    assert held.wait(10)
+    started = time.monotonic()
+    try:
+        run = ReconsolidationBatchExecutor(store, owner, provider).execute(admission, group, now=day_one)
+    finally:
+        release.set()
+        holder.join()
+    assert time.monotonic() - started < 4.0
+    assert (run.cancelled, run.receipt) == ("settlement_failed", None)
+    (spend,) = spends_of(owner)
+    assert (spend.state, spend.charged_usd) == ("reserved", spend.maximum_usd)  # recovery marks it unknown
