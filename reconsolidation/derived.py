@@ -41,7 +41,7 @@ from memory.models import IdempotencyReceipt, Memory
 from memory.services.owner_state import bump_erasure_fence, lock_owner
 from memory.services.receipts import KeyReused, key_sha256
 from reconsolidation import apply, blocks
-from reconsolidation.errors import Invalid, NotFound
+from reconsolidation.errors import Conflict, Invalid, NotFound
 from reconsolidation.leases import audit
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
 from reconsolidation.owner_views import available_support
@@ -138,11 +138,15 @@ def _visible(ceiling: str):
                                         sensitivity__in=allowed)
 
 
-def _row(derived_id: UUID, ceiling: str, *, lock: bool = False) -> DerivedMemory:
+def _row(derived_id: UUID, ceiling: str, *, lock: bool = False, expected_revision: Optional[int] = None) -> DerivedMemory:
+    """The visible row (locked when ``lock``); Conflict when the caller acted on another
+    revision than the one now locked (the check and the write share one transaction)."""
     rows = _visible(ceiling).filter(id=derived_id)
     row = (rows.select_for_update() if lock else rows).first()
     if row is None:
         raise NotFound("derived")
+    if expected_revision is not None and row.revision != expected_revision:
+        raise Conflict("derived memory: revision changed")
     return row
 
 
@@ -253,7 +257,8 @@ def _retire(principal: Principal, row: DerivedMemory, now: datetime, *, erase: b
 
 
 def derived_review(principal: Principal, derived_id: UUID, *, action: str, ceiling: str, idempotency_key: str,
-                   request_sha256: str, now: Optional[datetime] = None) -> DerivedView:
+                   request_sha256: str, now: Optional[datetime] = None,
+                   expected_revision: Optional[int] = None) -> DerivedView:
     if action not in REVIEW_ACTIONS:
         raise Invalid("action: unknown review action")
     now = require_aware(now) if now is not None else utcnow()
@@ -261,7 +266,7 @@ def derived_review(principal: Principal, derived_id: UUID, *, action: str, ceili
         lock_owner(principal)
 
         def act() -> None:
-            row = _row(derived_id, ceiling, lock=True)
+            row = _row(derived_id, ceiling, lock=True, expected_revision=expected_revision)
             if action == "not_true":
                 _retire(principal, row, now, erase=False, reason="owner_not_true")
                 return
@@ -277,12 +282,14 @@ def derived_review(principal: Principal, derived_id: UUID, *, action: str, ceili
 
 
 def derived_delete(principal: Principal, derived_id: UUID, *, ceiling: str, idempotency_key: str,
-                   request_sha256: str, now: Optional[datetime] = None) -> None:
+                   request_sha256: str, now: Optional[datetime] = None,
+                   expected_revision: Optional[int] = None) -> None:
     now = require_aware(now) if now is not None else utcnow()
     with owner_context(principal):
         lock_owner(principal)
 
         def act() -> None:
-            _retire(principal, _row(derived_id, ceiling, lock=True), now, erase=True, reason="owner_deleted")
+            _retire(principal, _row(derived_id, ceiling, lock=True, expected_revision=expected_revision), now,
+                    erase=True, reason="owner_deleted")
 
         _once(principal, idempotency_key, request_sha256, derived_id, now, 204, act, lambda: None)

@@ -160,7 +160,8 @@ def operation_action(request: HttpRequest, operation_id: UUID, action: str) -> H
 def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> HttpResponse:
     """Dismiss / not here / not true / delete on the operation's derived memory, through the
     governed derived service (its rules, its receipts). The derived revision the page showed
-    is part of the request, so a retry of the same form is the same request."""
+    is part of the request, so a retry of the same form is the same request, and the service
+    checks it against the row it locks (a change between this read and the write conflicts)."""
     if action not in DERIVED_FEEDBACK:
         raise Http404()
     if not request.review.can_write:
@@ -184,11 +185,12 @@ def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> Htt
     try:
         if action == "delete":
             derived.derived_delete(request.review.principal, current.derived_id, ceiling=selectors.CEILING,
-                                   idempotency_key=values["idempotency_key"], request_sha256=digest)
+                                   idempotency_key=values["idempotency_key"], request_sha256=digest,
+                                   expected_revision=values["expected_revision"])
         else:
             derived.derived_review(request.review.principal, current.derived_id, action=action,
                                    ceiling=selectors.CEILING, idempotency_key=values["idempotency_key"],
-                                   request_sha256=digest)
+                                   request_sha256=digest, expected_revision=values["expected_revision"])
     except NotFound:
         raise Http404()
     except Conflict:

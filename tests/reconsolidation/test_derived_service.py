@@ -113,3 +113,27 @@ def test_browse_skips_unavailable_rows_across_batches_without_losing_the_page(db
     everything = derived.derived_browse(principal, ceiling="restricted", limit=5, now=day)
     positions = [position for position, _ in everything]
     assert len(positions) == 3 and positions == sorted(positions, reverse=True)
+
+
+@pytest.mark.parametrize("action", ["dismiss", "not_here", "not_true", "delete"])
+def test_an_action_on_a_revision_that_has_moved_conflicts_under_the_lock_and_changes_nothing(bank, built, action):
+    from reconsolidation.errors import Conflict
+
+    act(bank, built, "not_here", "first")  # a recall-visible change: revision 1 -> 2
+    with owner_context(bank.principal):
+        before = DerivedMemory.objects.get(id=built.id)
+    assert before.revision == 2
+    with pytest.raises(Conflict):
+        if action == "delete":
+            derived.derived_delete(bank.principal, built.id, ceiling="restricted", idempotency_key="stale",
+                                   request_sha256="2" * 64, expected_revision=1)
+        else:
+            derived.derived_review(bank.principal, built.id, action=action, ceiling="restricted",
+                                   idempotency_key="stale", request_sha256="2" * 64, expected_revision=1)
+    with owner_context(bank.principal):
+        after = DerivedMemory.objects.get(id=built.id)
+    assert (after.revision, after.status, after.dismissed_at, after.erased_at) == (
+        before.revision, before.status, before.dismissed_at, before.erased_at)
+    # the current revision goes through, and the stale key was never spent
+    derived.derived_review(bank.principal, built.id, action="dismiss", ceiling="restricted",
+                           idempotency_key="stale", request_sha256="3" * 64, expected_revision=2)
