@@ -19,9 +19,10 @@ from uuid import UUID
 
 from celery import shared_task
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from memory.services.sweeps import owners
-from reconsolidation import passes
+from reconsolidation import mode, passes
 from reconsolidation.leases import processing_enabled
 from veetbot.identity import Principal
 
@@ -35,6 +36,11 @@ def dream_owner(tenant: str, principal: str, max_slices: Optional[int] = None) -
     """Up to ``max_slices`` slices for one owner, stopping early once idle."""
     if not processing_enabled():
         return {"enabled": False, "slices": 0, "stopped": "disabled"}
+    try:
+        mode.check_startup()  # unattended needs matching release evidence before any slice
+    except ImproperlyConfigured as refused:
+        return {"enabled": True, "slices": 0, "stopped": "mode_refused",
+                "reason": getattr(refused, "reason", "mode_invalid")}
     owner = Principal(tenant_id=UUID(str(tenant)), principal_id=UUID(str(principal)))
     limit = max_slices or settings.RECON_DREAM_MAX_SLICES_PER_OWNER
     runs, stopped = passes.run_until_idle(owner, lease_owner=lease_owner(), max_slices=limit)

@@ -81,3 +81,17 @@ def test_the_dream_command_refuses_unattended_at_startup_with_a_clear_message(db
     with pytest.raises(CommandError, match="unattended is refused.*evidence_missing"):
         call_command("dream", "--once", "--owner", f"{owner.tenant_id}/{owner.principal_id}", stdout=StringIO(),
                      stderr=StringIO())
+
+
+def test_the_celery_task_refuses_unattended_at_startup_before_any_claim(db, enabled, unattended):
+    from reconsolidation import tasks
+    from reconsolidation.models import ReconsolidationJob
+
+    owner = make_owner()[0]
+    original(owner, "The owner prefers Celsius.", subject="units")
+    original(owner, "The owner prefers Celsius.", subject="units")
+    result = tasks.dream_owner(str(owner.tenant_id), str(owner.principal_id))
+    assert result == {"enabled": True, "slices": 0, "stopped": "mode_refused", "reason": "evidence_missing"}
+    with owner_context(owner):
+        assert not ReconsolidationJob.objects.filter(lease_token__isnull=False).exists()  # nothing claimed
+        assert not ReconsolidationSpend.objects.exists()
