@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -312,13 +314,25 @@ def test_shutdown_cancels_the_call_settles_it_and_admits_nothing_more(owner, ena
     assert group_row(owner) == ("pending", "shutdown")
 
 
-def test_an_interrupt_during_the_call_cancels_and_settles_before_it_propagates(owner, enabled, store, day_one,
-                                                                              settings):
+def admitted_hanging_call(store, owner, day_one, settings, *, at=None):
+    """A hanging scripted call admitted (reserved) for a freshly claimed group, at ``at``."""
     settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
     provider = Hanging(lambda: None)
     lease, group = claimed_group(store, owner, three(owner), day_one)
     admission = ReconsolidationRequestAdmission(store, owner, provider.config).admit_proposal(
-        group, batch_id=__import__("uuid").uuid4(), now=day_one)
+        group, batch_id=uuid.uuid4(), now=at or day_one)
+    return provider, group, admission
+
+
+def fully_charged_and_cancelled(owner):
+    (spend,) = spends_of(owner)
+    return ((spend.state, spend.charged_usd, spend.call_audit["completion"]["transport_outcome"])
+            == ("unknown", spend.maximum_usd, "cancelled"))
+
+
+def test_an_interrupt_during_the_call_cancels_and_settles_before_it_propagates(owner, enabled, store, day_one,
+                                                                              settings):
+    provider, group, admission = admitted_hanging_call(store, owner, day_one, settings)
     ticks = iter(range(1000))
 
     def monotonic():  # Ctrl-C arrives at the watcher's third look at the clock
@@ -330,9 +344,23 @@ def test_an_interrupt_during_the_call_cancels_and_settles_before_it_propagates(o
     with pytest.raises(KeyboardInterrupt):
         executor.execute(admission, group, now=day_one)
     assert provider_workers() == []
-    (spend,) = spends_of(owner)
-    assert (spend.state, spend.charged_usd) == ("unknown", spend.maximum_usd)
-    assert spend.call_audit["completion"]["transport_outcome"] == "cancelled"
+    assert fully_charged_and_cancelled(owner)
+
+
+@pytest.mark.parametrize("started_after, jump, reason", [
+    (115, 6.0, "slice_deadline"),  # the slice's 120 s ceiling falls inside the call
+    (0, 32.0, "call_limit"),  # the executor's backstop just past the 30 s call limit
+])
+def test_the_slice_ceiling_and_the_call_backstop_cancel_a_running_call(owner, enabled, store, day_one, settings,
+                                                                      started_after, jump, reason):
+    at = day_one + timedelta(seconds=started_after)
+    provider, group, admission = admitted_hanging_call(store, owner, day_one, settings, at=at)
+    ticks = iter(range(10_000))
+    executor = ReconsolidationBatchExecutor(store, owner, provider, renew_seconds=1000,
+                                            monotonic=lambda: 0.0 if next(ticks) < 3 else jump)
+    run = executor.execute(admission, group, now=at)
+    assert run.cancelled == reason and run.result.reason == "cancelled"
+    assert fully_charged_and_cancelled(owner)
 
 
 def test_dream_once_runs_end_to_end_with_the_openai_provider_against_a_local_server(db, enabled, openai):
@@ -373,7 +401,7 @@ def test_settlement_that_cannot_finish_within_its_bound_stops_the_batch_and_keep
     lease, group = claimed_group(store, owner, three(owner), day_one)
     provider = ScriptedProvider([Recording(failure="http_server_error")])
     admission = ReconsolidationRequestAdmission(store, owner, provider.config).admit_proposal(
-        group, batch_id=__import__("uuid").uuid4(), now=day_one)
+        group, batch_id=uuid.uuid4(), now=day_one)
     held, release = threading.Event(), threading.Event()
 
     def hold_the_job_row():  # another transaction sits on the slice's job row past the bound
@@ -398,3 +426,26 @@ def test_settlement_that_cannot_finish_within_its_bound_stops_the_batch_and_keep
     assert (run.cancelled, run.receipt) == ("settlement_failed", None)
     (spend,) = spends_of(owner)
     assert (spend.state, spend.charged_usd) == ("reserved", spend.maximum_usd)  # recovery marks it unknown
+
+
+def test_the_lease_is_renewed_while_a_call_runs(owner, enabled, store, day_one, settings):
+    from reconsolidation.models import ReconsolidationJob
+
+    provider, group, admission = admitted_hanging_call(store, owner, day_one, settings)
+    with owner_context(owner):
+        before = ReconsolidationJob.objects.get().lease_expires_at
+    clock = iter(range(10_000))
+    cancel_after = 50  # ticks of 0.01 s: a renewal is due every 0.1 s of the fake clock
+
+    def monotonic():
+        tick = next(clock)
+        if tick == cancel_after:
+            settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False  # end the call: the kill switch
+        return tick * 0.01
+
+    run = ReconsolidationBatchExecutor(store, owner, provider, renew_seconds=0.1, monotonic=monotonic).execute(
+        admission, group, now=day_one)
+    assert run.cancelled == "kill_switch"
+    with owner_context(owner):
+        after = ReconsolidationJob.objects.get().lease_expires_at
+    assert after > before  # renewed at the call's own instants, as the fake clock advanced
