@@ -292,7 +292,7 @@ class OpenAIProvider:
         # the key and the content go; the base URL alone does.
         return httpx.Client(timeout=httpx.Timeout(min(idle, call)), trust_env=False, follow_redirects=False)
 
-    def check_models(self) -> Optional[str]:
+    def check_models(self, *, cancel: Optional[threading.Event] = None) -> Optional[str]:
         """The read-only ``GET {base}/models`` check: None when the model is listed, else a
         reason. It runs once per process for each base URL and model (the lock also keeps
         two threads from checking the same pair at once); a failure is not remembered."""
@@ -303,7 +303,7 @@ class OpenAIProvider:
         with _MODELS_LOCK:
             if key in _MODELS_LISTED:
                 return None
-            outcome = self._run(self._models_call, cancel=None)
+            outcome = self._run(self._models_call, cancel=cancel)
             if outcome is None:
                 _MODELS_LISTED.add(key)
                 return None
@@ -346,9 +346,10 @@ class OpenAIProvider:
             return ProviderFailure(request_digest=prepared.digest, reason=reason, transport_outcome=outcome,
                                    elapsed_ms=int((time.monotonic() - started) * 1000))
 
-        refused = self._binding_refusal(prepared) or self._egress_refusal() or self.check_models()
+        refused = self._binding_refusal(prepared) or self._egress_refusal() or self.check_models(cancel=cancel)
         if refused:
-            return failure(refused, "timeout" if refused in ("timeout", "idle_timeout") else "failed")
+            outcome = {"timeout": "timeout", "idle_timeout": "timeout", "cancelled": "cancelled"}.get(refused, "failed")
+            return failure(refused, outcome)
         stream = _Stream(prepared)
         outcome = self._run(lambda state: self._chat_call(prepared, stream, state), cancel=cancel)
         if outcome is not None:

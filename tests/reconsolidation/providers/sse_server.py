@@ -38,9 +38,10 @@ class Scenario:
     """What the next chat call answers: status, content type, events and pacing."""
 
     def __init__(self, events=(), *, status=200, content_type="text/event-stream", delay_before=0.0,
-                 delay_between=0.0, models=(MODEL,)):
+                 delay_between=0.0, models=(MODEL,), models_delay=0.0):
         self.events, self.status, self.content_type = list(events), status, content_type
         self.delay_before, self.delay_between, self.models = delay_before, delay_between, models
+        self.models_delay = models_delay
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -55,6 +56,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path != "/v1/models":
             self.send_error(404)
             return
+        time.sleep(server.scenario.models_delay)
         body = json.dumps({"object": "list", "data": [{"id": m, "object": "model"} for m in server.scenario.models]})
         self.send_response(200)
         self.send_header("Content-Type", "application/json")

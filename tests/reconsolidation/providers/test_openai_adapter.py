@@ -274,6 +274,20 @@ def test_cancel_while_the_server_is_silent_wakes_the_blocked_read(configured, se
     assert call_workers() == []
 
 
+def test_a_cancel_during_the_first_models_check_ends_the_call_before_any_chat_request(configured, server):
+    configured.RECON_PROVIDER_IDLE_SECONDS, configured.RECON_PROVIDER_CALL_SECONDS = 8.0, 30.0
+    cancel = threading.Event()
+    cfg = openai_config()
+    batch = prepare(cfg)
+    server.answer(Scenario(valid_events("{}"), delay_before=6.0, models_delay=6.0))
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    result = OpenAIProvider(cfg).complete(batch.request, cancel=cancel)
+    assert failed(result) == "cancelled" and result.transport_outcome == "cancelled"
+    assert time.monotonic() - started < 0.3 + CANCEL_JOIN_SECONDS
+    assert [r[0] for r in server.requests] == ["GET"] and call_workers() == []
+
+
 def test_the_call_limit_closes_the_stream_and_leaves_no_worker_reading(configured, server):
     configured.RECON_PROVIDER_IDLE_SECONDS, configured.RECON_PROVIDER_CALL_SECONDS = 8.0, 0.8
     cfg = openai_config()
