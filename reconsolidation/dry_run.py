@@ -21,7 +21,7 @@ from django.db import connection, transaction
 
 from reconsolidation import bounds, grouping, sql
 from reconsolidation.domain import Lane, Owned, Value
-from reconsolidation.inventory import _NO_BOUND, _fetch, _page, _pending, split
+from reconsolidation.inventory import NO_BOUND, as_page, fetch_rows, pending_groups, split
 from reconsolidation.leases import due_day_for, owner_fields, require_enabled, rotated_start_key
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob
 from veetbot.clock import require_aware, utcnow
@@ -109,7 +109,7 @@ def _preview(principal: Principal, now: datetime, limit: int) -> DryRun:
     leased = ReconsolidationJob.objects.filter(
         policy=bounds.POLICY, lease_token__isnull=False, lease_expires_at__gt=now).exists()
     cursors = _next_cursors(principal, now)
-    pending = _pending(principal)
+    pending = pending_groups(principal)
     queue = tuple(ReconsolidationGroup.objects.filter(policy=bounds.POLICY, state="pending")
                   .order_by("created_at", "id").values_list("id", flat=True)[: bounds.RECON_SLICE_MAX_GROUPS])
     if cursors is None:
@@ -121,15 +121,15 @@ def _preview(principal: Principal, now: datetime, limit: int) -> DryRun:
     anchors: list[DryRunAnchor] = []
     drafts = []
     if not paused:
-        full_rows = _fetch(principal, "full", after=cursors.full_cursor, through=cursors.high_watermark,
-                           limit=limit + 1, now=now)
-        changed_rows = _fetch(principal, "changed", after=cursors.changed_cursor, through=_NO_BOUND,
-                              limit=limit + 1, now=now)
+        full_rows = fetch_rows(principal, "full", after=cursors.full_cursor, through=cursors.high_watermark,
+                               limit=limit + 1, now=now)
+        changed_rows = fetch_rows(principal, "changed", after=cursors.changed_cursor, through=NO_BOUND,
+                                  limit=limit + 1, now=now)
         full_take, changed_take = split(len(full_rows), len(changed_rows))
         pages = [
-            _page(principal, "changed", changed_rows[:changed_take], exhausted=len(changed_rows) <= changed_take,
-                  after=cursors.changed_cursor, generation=cursors.generation, end=_NO_BOUND),
-            _page(principal, "full", full_rows[:full_take], exhausted=len(full_rows) <= full_take,
+            as_page(principal, "changed", changed_rows[:changed_take], exhausted=len(changed_rows) <= changed_take,
+                  after=cursors.changed_cursor, generation=cursors.generation, end=NO_BOUND),
+            as_page(principal, "full", full_rows[:full_take], exhausted=len(full_rows) <= full_take,
                   after=cursors.full_cursor, generation=cursors.generation, end=cursors.high_watermark),
         ]
         ordered, seen = [], set()

@@ -45,7 +45,7 @@ from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 # The changed lane has no watermark: its pages end at the newest visible entry.
-_NO_BOUND = 2**62
+NO_BOUND = 2**62
 _OUTCOMES_FROM_GROUPING = {"grouped", "duplicate", "no_neighbours"}
 _REASON = r"^[a-z0-9_]{0,40}$"
 
@@ -59,7 +59,7 @@ def _params(principal: Principal, now: datetime, **values) -> dict:
     return {**owner_fields(principal), "now": now, "sensitivities": allowed_sensitivities(), **values}
 
 
-def _fetch(principal: Principal, lane: str, *, after: int, through: int, limit: int, now: datetime) -> list[tuple]:
+def fetch_rows(principal: Principal, lane: str, *, after: int, through: int, limit: int, now: datetime) -> list[tuple]:
     """Raw page rows: full (id, seq, revision, reason); changed (seq, id, cseq, revision, reason)."""
     statement = sql.FULL_PAGE if lane == "full" else sql.CHANGED_PAGE
     with connection.cursor() as cursor:
@@ -67,8 +67,8 @@ def _fetch(principal: Principal, lane: str, *, after: int, through: int, limit: 
         return cursor.fetchall()
 
 
-def _page(principal: Principal, lane: str, taken: list[tuple], *, exhausted: bool, after: int, generation: int,
-          end: int) -> SourcePage:
+def as_page(principal: Principal, lane: str, taken: list[tuple], *, exhausted: bool, after: int, generation: int,
+            end: int) -> SourcePage:
     """Raw rows as a page; an exhausted full lane ends at ``end``, its high watermark."""
     items: dict[UUID, SourceRef] = {}
     if lane == "full":
@@ -113,11 +113,11 @@ def inventory(
         raise Invalid(f"limit: 1 to {bounds.RECON_SLICE_MAX_ANCHORS}")
     with owner_context(principal):
         job = _job_of_generation(generation)
-        end = job.full_high_watermark if lane == "full" else _NO_BOUND
+        end = job.full_high_watermark if lane == "full" else NO_BOUND
         if lane == "full" and cursor > end:
             raise Invalid("cursor: beyond the generation's high watermark")
-        rows = _fetch(principal, lane, after=cursor, through=end, limit=limit + 1, now=now)
-        return _page(principal, lane, rows[:limit], exhausted=len(rows) <= limit, after=cursor,
+        rows = fetch_rows(principal, lane, after=cursor, through=end, limit=limit + 1, now=now)
+        return as_page(principal, lane, rows[:limit], exhausted=len(rows) <= limit, after=cursor,
                      generation=generation, end=end)
 
 
@@ -129,7 +129,7 @@ def split(full_available: int, changed_available: int) -> tuple[int, int]:
     return full, min(changed_available, total - full)
 
 
-def _pending(principal: Principal) -> int:
+def pending_groups(principal: Principal) -> int:
     return ReconsolidationGroup.objects.filter(policy=bounds.POLICY, state__in=GROUP_ACTIVE_STATES).count()
 
 
@@ -141,19 +141,19 @@ def plan_slice(principal: Principal, *, lease_token: UUID, now: datetime) -> Sli
         job = ReconsolidationJob.objects.filter(lease_token=lease_token, policy=bounds.POLICY).first()
         if job is None or job.lease_expires_at <= now:
             raise LeaseLost("lease_lost" if job is None else "lease_expired")
-        headroom = bounds.RECON_PENDING_MAX_GROUPS - _pending(principal)
+        headroom = bounds.RECON_PENDING_MAX_GROUPS - pending_groups(principal)
         paused = headroom <= 0
-        full_rows = [] if paused else _fetch(
+        full_rows = [] if paused else fetch_rows(
             principal, "full", after=job.full_cursor_sequence, through=job.full_high_watermark, limit=limit + 1, now=now,
         )
-        changed_rows = [] if paused else _fetch(
-            principal, "changed", after=job.changed_cursor_seq, through=_NO_BOUND, limit=limit + 1, now=now,
+        changed_rows = [] if paused else fetch_rows(
+            principal, "changed", after=job.changed_cursor_seq, through=NO_BOUND, limit=limit + 1, now=now,
         )
         full_take, changed_take = split(len(full_rows), len(changed_rows))
-        full = _page(principal, "full", full_rows[:full_take], exhausted=len(full_rows) <= full_take,
+        full = as_page(principal, "full", full_rows[:full_take], exhausted=len(full_rows) <= full_take,
                      after=job.full_cursor_sequence, generation=job.full_generation, end=job.full_high_watermark)
-        changed = _page(principal, "changed", changed_rows[:changed_take], exhausted=len(changed_rows) <= changed_take,
-                        after=job.changed_cursor_seq, generation=job.full_generation, end=_NO_BOUND)
+        changed = as_page(principal, "changed", changed_rows[:changed_take], exhausted=len(changed_rows) <= changed_take,
+                        after=job.changed_cursor_seq, generation=job.full_generation, end=NO_BOUND)
         if paused:  # nothing consumed: the cursors stay exactly where they are
             full = full.model_copy(update={"next_cursor": job.full_cursor_sequence, "exhausted": False})
             changed = changed.model_copy(update={"next_cursor": job.changed_cursor_seq, "exhausted": False})
@@ -261,7 +261,7 @@ def queue_group(
     with owner_context(principal):
         job = locked_job(principal, lease_token, now)
         exists = ReconsolidationGroup.objects.filter(policy=bounds.POLICY, input_digest=input_digest).exists()
-        if not exists and _pending(principal) >= bounds.RECON_PENDING_MAX_GROUPS:
+        if not exists and pending_groups(principal) >= bounds.RECON_PENDING_MAX_GROUPS:
             raise QueueFull()
         ((_, row, _, stale),) = _queue_many(principal, job, [draft], now)
         if stale:
@@ -295,9 +295,9 @@ def _recomputed(principal: Principal, job: ReconsolidationJob, plan: SlicePlan, 
     if plan.full.cursor != job.full_cursor_sequence or plan.changed.cursor != job.changed_cursor_seq:
         raise Conflict("cursor_moved")
     full_end = min(plan.full.next_cursor, job.full_high_watermark)
-    full_rows = _fetch(principal, "full", after=job.full_cursor_sequence, through=full_end,
+    full_rows = fetch_rows(principal, "full", after=job.full_cursor_sequence, through=full_end,
                        limit=bounds.RECON_SLICE_MAX_ANCHORS + 1, now=now)
-    changed_rows = _fetch(principal, "changed", after=job.changed_cursor_seq, through=plan.changed.next_cursor,
+    changed_rows = fetch_rows(principal, "changed", after=job.changed_cursor_seq, through=plan.changed.next_cursor,
                           limit=bounds.RECON_SLICE_MAX_ANCHORS + 1, now=now)
     if len(full_rows) != plan.full.entries or len(changed_rows) != plan.changed.entries:
         raise Conflict("page_mismatch")
@@ -309,10 +309,10 @@ def _recomputed(principal: Principal, job: ReconsolidationJob, plan: SlicePlan, 
             limit=reserved):
         raise Conflict("full_lane_starved")
     full_exhausted = plan.full.next_cursor >= job.full_high_watermark
-    full = _page(principal, "full", full_rows, exhausted=full_exhausted, after=job.full_cursor_sequence,
+    full = as_page(principal, "full", full_rows, exhausted=full_exhausted, after=job.full_cursor_sequence,
                  generation=job.full_generation, end=job.full_high_watermark)
-    changed = _page(principal, "changed", changed_rows, exhausted=plan.changed.exhausted, after=job.changed_cursor_seq,
-                    generation=job.full_generation, end=_NO_BOUND)
+    changed = as_page(principal, "changed", changed_rows, exhausted=plan.changed.exhausted, after=job.changed_cursor_seq,
+                    generation=job.full_generation, end=NO_BOUND)
     return full, changed
 
 
@@ -385,7 +385,7 @@ def checkpoint(
         job.groups_queued += len(queued)
         job.not_selected += tallies["not_selected"]
         completed = job.full_cursor_sequence >= job.full_high_watermark and changed.exhausted and not _count(
-            sql.CHANGED_RANGE_COUNT, principal, after=job.changed_cursor_seq, through=_NO_BOUND,
+            sql.CHANGED_RANGE_COUNT, principal, after=job.changed_cursor_seq, through=NO_BOUND,
         )
         if completed:
             job.state = "completed"
