@@ -15,6 +15,13 @@ outvote a strong semantic match. For the arms named in settings.RECALL_RRF_SHARE
 a run of candidates with equal signal therefore shares one rank: the mean of the positions
 it occupies. The semantic arm's distances are not coarse and keep their own order.
 
+Vote floors. ``min_signals`` maps an arm to the least signal with which its candidates vote
+(a candidate below its arm's floor stays a candidate but gets no vote from that arm; ranks
+are counted among the candidates that do vote). The retriever uses it in hybrid recall for
+lexical coverage (settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE): a belief matching one word
+of a six-word question is lexical noise that would otherwise outvote a semantic match. Only
+arms whose signal grows with relevance (coverage) may be given a floor.
+
 A candidate appears once in the result however many lists hold it (the union is
 deduplicated). Ties of the fused score are stable: higher store position first, then
 lower ID.
@@ -74,14 +81,18 @@ def _ranks(candidates: Sequence[_HasPosition], shared_ties: bool) -> dict[UUID, 
 def reciprocal_rank_fusion(
     lists: Mapping[str, Sequence[_HasPosition]], *, k: Optional[int] = None,
     weights: Optional[Mapping[str, float]] = None, shared_tie_arms: Optional[Iterable[str]] = None,
+    min_signals: Optional[Mapping[str, float]] = None,
 ) -> list[Ranked]:
     k = settings.RECALL_RRF_K if k is None else k
+    floors = min_signals or {}
     weights = settings.RECALL_RRF_WEIGHTS if weights is None else weights
     shared = set(settings.RECALL_RRF_SHARED_TIE_ARMS if shared_tie_arms is None else shared_tie_arms)
     scores: dict[UUID, float] = {}
     positions: dict[UUID, int] = {}
     for arm, candidates in lists.items():
         weight = weights.get(arm, 1.0)
+        if arm in floors:
+            candidates = [c for c in candidates if c.signal >= floors[arm]]
         for memory_id, rank in _ranks(candidates, arm in shared).items():
             scores[memory_id] = scores.get(memory_id, 0.0) + weight / (k + rank)
         for candidate in candidates:

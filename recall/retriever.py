@@ -6,7 +6,10 @@
    max(max_items × 8, 64) and ranked in SQL after every hard predicate —
    lexical + structured for the sparse channel, semantic for dense, all three for hybrid;
    or the legacy newest-first arm for ``selection_mode="recent"``;
-2. reciprocal-rank fusion (``recall.fusion``);
+2. reciprocal-rank fusion (``recall.fusion``); in hybrid, lexical candidates covering less
+   than RECALL_HYBRID_LEXICAL_MIN_COVERAGE of the query's lexemes get no vote, and the
+   expansion arm (``recall.expansion``: same-subject/entity siblings of the fused top,
+   nearest the query) is fused in as a fourth list — a second hop;
 3. the rejoin: only originals still permitted in this statement's snapshot are ranked;
    with reconsolidation on, ``reconsolidation.read_paths`` then renders one member per
    active merge set and offers valid summaries after every original;
@@ -34,7 +37,7 @@ from django.conf import settings
 
 from memory import vocabulary
 from memory.domain import SourceRef
-from recall import arms, encoders, query_cache, sql
+from recall import arms, encoders, expansion, query_cache, sql
 from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages
 from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
@@ -89,6 +92,11 @@ def _semantic(request: RecallRequest, requested: Channel, encoder) -> tuple[Chan
     return requested, "", encoder, vector
 
 
+def _lexical_floor(lexemes: Sequence[str]) -> int:
+    """The least coverage with which a lexical candidate votes in hybrid fusion."""
+    return max(1, math.ceil(settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE * len(lexemes)))
+
+
 def _allowed_sensitivities(ceiling: str) -> list[str]:
     return list(vocabulary.SENSITIVITIES[: vocabulary.SENSITIVITY_RANK[ceiling] + 1])
 
@@ -130,6 +138,7 @@ def recall(
             limit=arms.arm_limit(request.max_items),
         )
         lists: dict[str, list[arms.Candidate]] = {}
+        floors: dict[str, float] = {}
         if request.selection_mode == "recent":
             lists["recent"] = arms.recent(read)
         else:
@@ -139,10 +148,16 @@ def recall(
                     read, prepared, entity_ids=request.entity_ids,
                     anchors=arms.anchor_types(request.query, request.belief_types),
                 )
+                if channel == "hybrid":
+                    floors["lexical"] = _lexical_floor(prepared.lexemes)
             if channel in ("hybrid", "dense"):
                 exact = arms.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
                 lists["semantic"] = arms.semantic(read, query_vector, space, exact=exact)
-        fused = reciprocal_rank_fusion(lists)
+        fused = reciprocal_rank_fusion(lists, min_signals=floors)
+        if channel == "hybrid" and "semantic" in lists:
+            # The second hop: siblings of the first pass's top, then one fusion of all four.
+            lists["expansion"] = expansion.expand(read, [r.id for r in fused], query_vector, space)
+            fused = reciprocal_rank_fusion(lists, min_signals=floors)
         rows = arms.rejoin(read, [r.id for r in fused])
         ranked = [r for r in fused if r.id in rows]
         # With reconsolidation on: one rendering per active merge set, then summaries in the
@@ -175,6 +190,7 @@ def recall(
         )
         trace_id = trace_write(principal=principal, now=now, facts=TraceFacts(
             surface=surface, policy=POLICY + (f"+{SEMANTIC_POLICY}" if "semantic" in lists else "")
+            + (f"+{expansion.POLICY}" if "expansion" in lists else "")
             + (read_paths.TRACE_TAG if offer is not None else ""),
             selection_mode=request.selection_mode, channel=channel, requested_channel=requested,
             fallback_reason=fallback, space=space if "semantic" in lists else "", ceiling=request.ceiling,

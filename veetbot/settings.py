@@ -135,8 +135,15 @@ RECALL_RRF_K = int(os.environ.get("RECALL_RRF_K", 60))
 # Per-arm weights of reciprocal-rank fusion (an arm not named weighs 1; all 1 = plain RRF)
 # and the arms whose equal signals share one rank (recall.fusion). Tuned on the diagnostic's
 # development split and LoCoMo conversations 0-4 (evals/recall/README.md).
-RECALL_RRF_WEIGHTS = {"lexical": 1.0, "structured": 1.0, "semantic": 2.0}
+RECALL_RRF_WEIGHTS = {"lexical": 1.0, "structured": 1.0, "semantic": 2.0, "expansion": 2.0}
 RECALL_RRF_SHARED_TIE_ARMS = ("lexical", "structured")
+# Hybrid only: a lexical candidate votes in fusion when it covers at least this fraction of
+# the query's distinct lexemes (and at least one); sparse recall keeps every lexical vote.
+RECALL_HYBRID_LEXICAL_MIN_COVERAGE = 0.5
+# Hybrid only (recall.expansion): siblings (same subject or entity) of this many top fused
+# candidates, this many per seed, nearest the query first.
+RECALL_EXPANSION_SEEDS = 5
+RECALL_EXPANSION_PER_SEED = 1
 RECALL_ENCODER = os.environ.get("RECALL_ENCODER", "minilm")  # minilm | openai
 RECALL_OPENAI_BASE_URL = os.environ.get("RECALL_OPENAI_BASE_URL", "https://api.openai.com/v1")
 RECALL_OPENAI_MODEL = os.environ.get("RECALL_OPENAI_MODEL", "text-embedding-3-small")

@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> dict:
 
     from memory.bank import memory_bank_import
     from memory.services import owner_create, principal_erase
-    from recall import arms, encoders, retriever
+    from recall import arms, encoders, expansion, retriever
     from recall.backfill import backfill_vectors
     from recall.domain import RecallRequest
 
@@ -244,6 +244,7 @@ def run(args: argparse.Namespace) -> dict:
             "arm_limit": arms.arm_limit(args.max_items),
             "policy": retriever.POLICY,
             "semantic_policy": retriever.SEMANTIC_POLICY if semantic else None,
+            "expansion_policy": expansion.POLICY if "hybrid" in args.channels else None,
             "semantic_enabled_in_process": bool(settings.AGENT_MEMORY_SEMANTIC_ENABLED),
             "encoder": encoder.tuple.model_dump() | {"space": encoder.tuple.space} if encoder is not None else None,
             "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,

@@ -37,7 +37,10 @@ def fusion_configuration() -> dict:
     from django.conf import settings
 
     return {"rrf_k": settings.RECALL_RRF_K, "rrf_weights": dict(settings.RECALL_RRF_WEIGHTS),
-            "rrf_shared_tie_arms": list(settings.RECALL_RRF_SHARED_TIE_ARMS)}
+            "rrf_shared_tie_arms": list(settings.RECALL_RRF_SHARED_TIE_ARMS),
+            "hybrid_lexical_min_coverage": settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE,
+            "expansion_seeds": settings.RECALL_EXPANSION_SEEDS,
+            "expansion_per_seed": settings.RECALL_EXPANSION_PER_SEED}
 
 
 def enable_semantic() -> None:

@@ -1,0 +1,91 @@
+"""The expansion arm: a structured second hop from the first pass's best candidates.
+
+A question such as "what does my brother do for a living?" needs two beliefs about one
+person — "Joris is the owner's brother" and "Joris works as a firefighter" — and only the
+first resembles the question. After a first fusion of the lexical, structured and semantic
+arms, the top ``RECALL_EXPANSION_SEEDS`` fused candidates become *seeds*; their *siblings*
+are the other permitted originals about the same thing: the same normalised subject
+(``recall_subject_key``) or an overlapping entity ID. For each seed its
+``RECALL_EXPANSION_PER_SEED`` siblings nearest the query vector (cosine, the vector the
+semantic arm already used) are kept, so the second hop spends its votes on the sibling that
+answers the question rather than on every fact about that person. The list is ordered by
+seed (the first pass's order), then distance, store position desc and ID, bounded by the
+arm limit, and fused with the other arms under its own weight
+(``RECALL_RRF_WEIGHTS["expansion"]``).
+
+Hard predicates. Seeds and siblings are both read FROM ``recall.sql.permitted`` with the
+recall's own ``sql.base_params`` — the same relation every other arm and the rejoin use — so
+a sibling is never anything the request could not see (owner, lifecycle, erasure, validity
+at the instant, sensitivity, scope, exclusions, type filter; for ``as_of`` the revision
+current then, with its subject and entities). Vectors count only for the sibling's effective
+content revision, as in the semantic arm. Seeds are themselves never siblings: the arm adds
+what the first pass did not already hold at its top.
+
+Runs only in hybrid recall with a usable query vector (dense stays the pure cosine baseline;
+sparse has no vector to score siblings with). Never reads or writes labels, never formats a
+value into SQL, never touches text outside the database.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+from uuid import UUID
+
+from django.conf import settings
+from django.db import connection
+
+from recall import sql
+from recall.arms import Candidate, Read
+
+POLICY = "expansion@1"  # same-subject / same-entity siblings of the fused top, by query cosine
+
+
+def expansion_arm(historical: bool) -> str:
+    """Per seed, its nearest siblings by cosine to the query; rows (id, store_position,
+    seed ordinal, distance) in list order, LIMIT in SQL."""
+    return sql.permitted(historical) + """,
+    seeds AS MATERIALIZED (
+        SELECT p.id, p.subject_key, p.entity_ids, s.ordinal
+        FROM unnest(%(seed_ids)s::uuid[]) WITH ORDINALITY AS s(id, ordinal)
+        JOIN permitted p ON p.id = s.id
+    ),
+    pairs AS MATERIALIZED (
+        SELECT s.ordinal, p.id, p.store_position,
+               (v.embedding <=> %(query_vector)s::vector) AS distance
+        FROM seeds s
+        JOIN permitted p
+          ON (s.subject_key <> '' AND p.subject_key = s.subject_key) OR p.entity_ids && s.entity_ids
+        JOIN recall_memoryvector v
+          ON v.memory_id = p.id AND v.content_revision = p.revision
+         AND v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s AND v.space = %(space)s
+        WHERE NOT (p.id = ANY(%(seed_ids)s::uuid[]))
+    ),
+    nearest AS (
+        SELECT ordinal, id, store_position, distance,
+               row_number() OVER (PARTITION BY ordinal ORDER BY distance, store_position DESC, id) AS n
+        FROM pairs
+    ),
+    first_seed AS (
+        SELECT DISTINCT ON (id) id, store_position, ordinal, distance
+        FROM nearest WHERE n <= %(per_seed)s
+        ORDER BY id, ordinal, distance
+    )
+    SELECT id, store_position, ordinal, distance FROM first_seed
+    ORDER BY ordinal, distance, store_position DESC, id
+    LIMIT %(limit)s
+    """
+
+
+def expand(read: Read, seed_ids: Sequence[UUID], query_vector: Sequence[float], space: str) -> list[Candidate]:
+    """The expansion list for ``seed_ids`` (first-pass fused order); call inside the owner's
+    context, in the same transaction as the other arms."""
+    seeds = list(seed_ids)[: settings.RECALL_EXPANSION_SEEDS]
+    if not seeds or settings.RECALL_EXPANSION_PER_SEED <= 0:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(expansion_arm(read.historical), {
+            **read.params, "seed_ids": seeds, "query_vector": sql.vector_literal(query_vector), "space": space,
+            "per_seed": settings.RECALL_EXPANSION_PER_SEED, "limit": read.limit,
+        })
+        rows = cursor.fetchall()
+    return [Candidate(id=memory_id, store_position=position, signal=float(distance))
+            for memory_id, position, _ordinal, distance in rows]
