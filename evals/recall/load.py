@@ -147,8 +147,8 @@ DIRECT_TOP_K = """
         ORDER BY embedding <=> %(vector)s::vector
         LIMIT %(k)s
     )
-    SELECT memory_id, distance FROM nearest ORDER BY distance, memory_id
-"""
+    SELECT memory_id, distance FROM nearest ORDER BY distance + 0, memory_id
+"""  # "+ 0": an iterative (relaxed-order) HNSW scan's rows must really be re-sorted (recall.sql)
 TIE_EPSILON = 1e-6  # cosine distance: HNSW results this close to the exact 20th count as ties
 HNSW_INDEX = "memoryvector_embedding_hnsw"
 
