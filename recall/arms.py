@@ -110,7 +110,8 @@ def sparse(
 ) -> tuple[list[Candidate], list[Candidate]]:
     """(lexical, structured) candidates, each ranked and bounded in SQL."""
     lexical = bool(prepared.lexemes)  # only stop words or punctuation: no term can be covered
-    rows = _run(sql.sparse_arms(read.historical, lexical=lexical), {
+    statement = sql.sparse_arms(read.historical, lexical=lexical, entities=bool(entity_ids), anchors=bool(anchors))
+    rows = _run(statement, {
         **read.params, "lexemes": prepared.lexemes, "tsquery": sql.tsquery_any(prepared.lexemes),
         "entity_ids": list(entity_ids), "phrase_query": prepared.phrase_query,
         "anchor_types": list(anchors), "limit": read.limit,

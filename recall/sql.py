@@ -204,7 +204,7 @@ def tsquery_any(lexemes: list[str]) -> str:
 
 # --- arms --------------------------------------------------------------------------------
 
-def sparse_arms(historical: bool, *, lexical: bool) -> str:
+def sparse_arms(historical: bool, *, lexical: bool, entities: bool = True, anchors: bool = True) -> str:
     """The lexical and structured arms in one pass over the permitted originals.
 
     Each arm is still ranked and limited on its own, in SQL, before its LIMIT; they only
@@ -217,7 +217,14 @@ def sparse_arms(historical: bool, *, lexical: bool) -> str:
 
     Structured: tier 0 when the belief's entity IDs overlap the request's or its
     normalised subject is a whole phrase of the normalised query; tier 1 when its type is
-    an anchor type. Ranked by tier, then store position desc, then id.
+    an anchor type. Ranked by tier, then store position desc, then id. A request without
+    entity IDs (``entities=False``) or anchor types (``anchors=False``) leaves that test
+    out of the statement: it could match nothing, and the scan evaluates it on every row.
+
+    Speed: the scan (every permitted original of the owner: no index can serve ``@@``
+    under row-level security, see the module docstring) keeps only rows that match an
+    arm, and computes coverage and tier for those only; its WHERE is a plain predicate,
+    so parallel workers filter before their rows reach the leader.
     """
     # A historical snapshot's computed document is evaluated once per row: OFFSET 0 keeps
     # the lateral subquery from being inlined into each reference.
@@ -226,22 +233,22 @@ def sparse_arms(historical: bool, *, lexical: bool) -> str:
     else:
         source = "permitted p CROSS JOIN LATERAL (SELECT p.document AS doc, p.subject_key AS subject OFFSET 0) d"
         doc, subject = "d.doc", "d.subject"
-    matches = f"{doc} @@ %(tsquery)s::tsquery" if lexical else "false"
-    coverage = f"length({doc}) - length(ts_delete({doc}, %(lexemes)s::text[]))" if lexical else "0"
-    tier = f"""CASE
-            WHEN p.entity_ids && %(entity_ids)s::text[] THEN 0
-            WHEN {subject} <> '' AND strpos(%(phrase_query)s, ' ' || {subject} || ' ') > 0 THEN 0
-            WHEN p.belief_type = ANY(%(anchor_types)s::text[]) THEN 1
-        END"""
+    matches = f"{doc} @@ %(tsquery)s::tsquery"
+    coverage = f"length({doc}) - length(ts_delete({doc}, %(lexemes)s::text[]))"
+    exact = [f"({subject} <> '' AND strpos(%(phrase_query)s, ' ' || {subject} || ' ') > 0)"]
+    if entities:
+        exact.insert(0, "p.entity_ids && %(entity_ids)s::text[]")
+    exact_match = " OR ".join(exact)
+    anchored = "p.belief_type = ANY(%(anchor_types)s::text[])" if anchors else None
+    tier = f"CASE WHEN {exact_match} THEN 0" + (f" WHEN {anchored} THEN 1" if anchored else "") + " END"
+    keep = " OR ".join(c for c in (matches if lexical else None, exact_match, anchored) if c)
     return permitted(historical) + f""",
     scored AS MATERIALIZED (
-        SELECT id, store_position, coverage, tier FROM (
-            SELECT p.id, p.store_position,
-                   CASE WHEN {matches} THEN {coverage} ELSE 0 END AS coverage, {tier} AS tier
-            FROM {source}
-            OFFSET 0  -- not flattened: each row's coverage and tier are computed once
-        ) s
-        WHERE coverage > 0 OR tier IS NOT NULL
+        SELECT p.id, p.store_position,
+               {f"CASE WHEN {matches} THEN {coverage} ELSE 0 END" if lexical else "0"} AS coverage,
+               {tier} AS tier
+        FROM {source}
+        WHERE {keep}
     )
     (SELECT 'lexical', id, store_position, coverage FROM scored WHERE coverage > 0
      ORDER BY coverage DESC, store_position DESC, id LIMIT %(limit)s)
