@@ -23,10 +23,11 @@ reservation) or a ``NotAdmitted`` with a finite reason and whether it is transie
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 from uuid import UUID
 
 from django.db.models import Sum
@@ -103,16 +104,23 @@ Admitted = Union[Admission, NotAdmitted]
 
 
 class ReconsolidationRequestAdmission:
-    def __init__(self, store: ReconsolidationStore, principal: Principal, config: ProviderConfig) -> None:
-        self.store, self.principal, self.config = store, principal, config
+    def __init__(self, store: ReconsolidationStore, principal: Principal, config: ProviderConfig, *,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.store, self.principal, self.config, self.monotonic = store, principal, config, monotonic
 
-    def _fresh(self, group_lease: GroupLease, now: datetime) -> tuple[EgressPolicy, list[SourceGroup]]:
-        """Owner lock, the claimed originals locked, then read whole (inside the caller's unit)."""
+    def _fresh(self, group_lease: GroupLease, now: datetime) -> tuple[datetime, EgressPolicy, list[SourceGroup]]:
+        """Owner lock, the claimed originals locked, then read whole (inside the caller's unit).
+
+        The admission instant is sampled after the lock waits (``now`` plus the time spent
+        waiting), so the policy, the source read and the reservation's slice-deadline check
+        use the time it is once the locks are held, not a view from before the wait."""
+        began = self.monotonic()
         lock_owner(self.principal)
         current_sources(self.principal, group_lease.inputs, now, lock=True)
+        now = now + timedelta(seconds=max(0.0, self.monotonic() - began))
         policy = egress_policy(self.config, tenant_id=self.principal.tenant_id,
                                principal_id=self.principal.principal_id, prepared_at=now)
-        return policy, read_source_groups(self.principal, [group_lease], now)
+        return now, policy, read_source_groups(self.principal, [group_lease], now)
 
     def _reserve(self, group_lease: GroupLease, request: PreparedRequest, now: datetime) -> Union[Reservation, NotAdmitted]:
         try:
@@ -130,7 +138,7 @@ class ReconsolidationRequestAdmission:
         if shutdown_requested():
             return NotAdmitted("shutdown")
         with owner_context(self.principal):
-            policy, groups = self._fresh(group_lease, now)
+            now, policy, groups = self._fresh(group_lease, now)
             batch = build_proposal_request(groups=groups, config=self.config, policy=policy, batch_id=batch_id)
             if batch.request is None:
                 return NotAdmitted(batch.deferred[0].reason if batch.deferred else "request_empty")
@@ -147,7 +155,7 @@ class ReconsolidationRequestAdmission:
         if shutdown_requested():
             return NotAdmitted("shutdown")
         with owner_context(self.principal):
-            policy, groups = self._fresh(group_lease, now)
+            now, policy, groups = self._fresh(group_lease, now)
             if (policy.provider, policy.model, policy.residency) != (
                     proposal.policy.provider, proposal.policy.model, proposal.policy.residency):
                 return NotAdmitted("policy_mismatch")

@@ -127,6 +127,7 @@ class ReconsolidationBatchExecutor:
 
     def execute(self, admission: Admission, group_lease: GroupLease, *, now: datetime) -> Execution:
         prepared = admission.request
+        now = max(now, admission.reservation.reserved_at)  # admission sampled its instant after lock waits
         cancel = threading.Event()
         box: dict = {}
 

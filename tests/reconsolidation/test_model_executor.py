@@ -449,3 +449,46 @@ def test_the_lease_is_renewed_while_a_call_runs(owner, enabled, store, day_one, 
     with owner_context(owner):
         after = ReconsolidationJob.objects.get().lease_expires_at
     assert after > before  # renewed at the call's own instants, as the fake clock advanced
+
+
+def holding_the_owner_lock(owner, seconds):
+    """Another transaction holds the owner lock for ``seconds`` (started, and held, on return)."""
+    from memory.services.owner_state import lock_owner
+
+    held = threading.Event()
+
+    def hold():
+        try:
+            with owner_context(owner):
+                lock_owner(owner)
+                held.set()
+                time.sleep(seconds)
+        finally:
+            connections.close_all()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(10)
+    return holder
+
+
+@pytest.mark.parametrize("before_deadline, admitted", [(30.0, True), (0.3, False)])
+def test_admission_samples_its_instant_after_the_lock_wait(live_db, enabled, settings, day_one, before_deadline,
+                                                           admitted):
+    from reconsolidation.admission import Admission, NotAdmitted
+
+    settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    owner = make_owner()[0]
+    store = ReconsolidationStore(clock=lambda: day_one)
+    lease, group = claimed_group(store, owner, three(owner), day_one)
+    now = group.slice_deadline_at - timedelta(seconds=before_deadline)
+    holder = holding_the_owner_lock(owner, 1.0)
+    try:
+        result = ReconsolidationRequestAdmission(store, owner, Hanging(lambda: None).config).admit_proposal(
+            group, batch_id=uuid.uuid4(), now=now)
+    finally:
+        holder.join()
+    if admitted:  # reserved at the instant the lock was held, not the instant admission began
+        assert isinstance(result, Admission) and result.reservation.reserved_at >= now + timedelta(seconds=0.5)
+    else:  # the wait carried the request past the slice's ceiling: nothing reserved
+        assert result == NotAdmitted("slice_deadline") and spends_of(owner) == []
