@@ -492,3 +492,35 @@ def test_admission_samples_its_instant_after_the_lock_wait(live_db, enabled, set
         assert isinstance(result, Admission) and result.reservation.reserved_at >= now + timedelta(seconds=0.5)
     else:  # the wait carried the request past the slice's ceiling: nothing reserved
         assert result == NotAdmitted("slice_deadline") and spends_of(owner) == []
+
+
+def test_manage_py_dream_once_with_the_openai_environment_runs_against_a_local_server(live_db):
+    """The environment names are an interface: set only through them, in a separate process."""
+    import os
+    import subprocess
+    import sys
+
+    from django.conf import settings as django_settings
+
+    owner = make_owner()[0]
+    three(owner)
+    before = snapshot(owner)
+    with SSEServer() as server:
+        server.answer(Answering(server))
+        env = {**os.environ, "VEETBOT_DB_NAME": django_settings.DATABASES["default"]["NAME"],
+               "AGENT_MEMORY_RECONSOLIDATION_ENABLED": "true", "AGENT_MEMORY_RECONSOLIDATION_PROVIDER": "openai",
+               "VEETBOT_OPENAI_BASE_URL": server.base_url, "VEETBOT_OPENAI_MODEL": MODEL,
+               "VEETBOT_OPENAI_INPUT_USD_PER_MTOK": "2.5", "VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK": "10"}
+        for name in ("VEETBOT_OPENAI_KEY", "OPENAI_API_KEY", "AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER",
+                     "AGENT_MEMORY_RECONSOLIDATION_MODE"):
+            env.pop(name, None)
+        result = subprocess.run(
+            [sys.executable, "manage.py", "dream", "--once", "--owner", f"{owner.tenant_id}/{owner.principal_id}",
+             "--json"], cwd=django_settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=180)
+        requests = [(m, path) for m, path, *_ in server.requests]
+    assert result.returncode == 0, result.stderr[-2000:]
+    (line,) = [json.loads(text) for text in result.stdout.splitlines() if text.strip()]
+    assert line["groups_selected"] >= 1 and line["operations"] and float(line["spend_usd"]) > 0
+    assert requests[0] == ("GET", "/v1/models") and requests.count(("GET", "/v1/models")) == 1
+    assert requests.count(("POST", "/v1/chat/completions")) == 2 * line["groups_selected"]
+    assert snapshot(owner) == before
