@@ -48,16 +48,22 @@ def expansion_arm(historical: bool) -> str:
         FROM unnest(%(seed_ids)s::uuid[]) WITH ORDINALITY AS s(id, ordinal)
         JOIN permitted p ON p.id = s.id
     ),
+    -- One pass over the permitted originals against the seeds' subjects and entities
+    -- together (not once per seed); the few matches are paired with their seeds below.
+    siblings AS MATERIALIZED (
+        SELECT p.id, p.store_position, p.revision, p.subject_key, p.entity_ids
+        FROM permitted p
+        WHERE (p.subject_key = ANY(ARRAY(SELECT subject_key FROM seeds WHERE subject_key <> ''))
+               OR p.entity_ids && ARRAY(SELECT DISTINCT e FROM seeds, unnest(seeds.entity_ids) AS e))
+          AND NOT (p.id = ANY(%(seed_ids)s::uuid[]))
+    ),
     pairs AS MATERIALIZED (
-        SELECT s.ordinal, p.id, p.store_position,
-               (v.embedding <=> %(query_vector)s::vector) AS distance
-        FROM seeds s
-        JOIN permitted p
-          ON (s.subject_key <> '' AND p.subject_key = s.subject_key) OR p.entity_ids && s.entity_ids
+        SELECT s.ordinal, b.id, b.store_position, (v.embedding <=> %(query_vector)s::vector) AS distance
+        FROM siblings b
+        JOIN seeds s ON (s.subject_key <> '' AND b.subject_key = s.subject_key) OR b.entity_ids && s.entity_ids
         JOIN recall_memoryvector v
-          ON v.memory_id = p.id AND v.content_revision = p.revision
+          ON v.memory_id = b.id AND v.content_revision = b.revision
          AND v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s AND v.space = %(space)s
-        WHERE NOT (p.id = ANY(%(seed_ids)s::uuid[]))
     ),
     nearest AS (
         SELECT ordinal, id, store_position, distance,

@@ -92,7 +92,7 @@ def _semantic(request: RecallRequest, requested: Channel, encoder) -> tuple[Chan
     return requested, "", encoder, vector
 
 
-def _lexical_floor(lexemes: Sequence[str]) -> int:
+def lexical_floor(lexemes: Sequence[str]) -> int:
     """The least coverage with which a lexical candidate votes in hybrid fusion."""
     return max(1, math.ceil(settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE * len(lexemes)))
 
@@ -149,7 +149,7 @@ def recall(
                     anchors=arms.anchor_types(request.query, request.belief_types),
                 )
                 if channel == "hybrid":
-                    floors["lexical"] = _lexical_floor(prepared.lexemes)
+                    floors["lexical"] = lexical_floor(prepared.lexemes)
             if channel in ("hybrid", "dense"):
                 exact = arms.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
                 lists["semantic"] = arms.semantic(read, query_vector, space, exact=exact)

@@ -7,7 +7,7 @@ import pytest
 
 from recall.arms import Candidate
 from recall.fusion import reciprocal_rank_fusion
-from recall.retriever import _lexical_floor
+from recall.retriever import lexical_floor
 from tests.recall.helpers import Bank, MappedEncoder, bank, basis, semantic_on  # noqa: F401
 
 A, B, C = (uuid.UUID(int=n) for n in (1, 2, 3))
@@ -31,9 +31,9 @@ def test_a_floor_applies_to_its_own_arm_only():
 
 def test_the_lexical_floor_is_a_fraction_of_the_query_lexemes_and_at_least_one(settings):
     settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE = 0.5
-    assert [_lexical_floor(["x"] * n) for n in (0, 1, 2, 3, 4, 5, 6)] == [1, 1, 1, 2, 2, 3, 3]
+    assert [lexical_floor(["x"] * n) for n in (0, 1, 2, 3, 4, 5, 6)] == [1, 1, 1, 2, 2, 3, 3]
     settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE = 0.0
-    assert _lexical_floor(["x"] * 6) == 1
+    assert lexical_floor(["x"] * 6) == 1
 
 
 def test_hybrid_drops_one_word_lexical_noise_that_sparse_keeps(bank, semantic_on):
