@@ -171,13 +171,13 @@ def use_exact_search(space: str, owner: Optional[tuple] = None) -> bool:
 
 
 def rejoin(read: Read, ids: Sequence[UUID]) -> dict[UUID, tuple]:
-    rows = _run(sql.rejoin(read.historical), {**read.params, "ids": list(ids)})
+    rows = _run(sql.rejoin(read.historical), {**read.params, "ids": sql.uuid_array(ids)})
     return {row[0]: row for row in rows}
 
 
 def sources(read: Read, ids: Sequence[UUID]) -> dict[UUID, list[tuple[UUID, UUID]]]:
     found: dict[UUID, list[tuple[UUID, UUID]]] = {}
-    for memory_id, event_id, part_id in _run(sql.SOURCES, {**read.params, "ids": list(ids)}):
+    for memory_id, event_id, part_id in _run(sql.SOURCES, {**read.params, "ids": sql.uuid_array(ids)}):
         found.setdefault(memory_id, []).append((event_id, part_id))
     return found
 

@@ -38,6 +38,7 @@ parameter. Parameters every statement takes are built by ``base_params``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from uuid import UUID
 
 # The lexical arm's document: the expression of the stored ``recall_document`` column
 # (memory migration 0003), computed from a snapshot only for historical content.
@@ -364,6 +365,16 @@ SOURCES = """
       AND memory_id = ANY(%(ids)s::uuid[])
     ORDER BY memory_id, position
 """
+
+
+def uuid_array(ids) -> str:
+    """UUIDs as one ``uuid[]`` text literal, for ``%(ids)s::uuid[]``.
+
+    Django's psycopg cursor binds client-side and quotes a list of UUID objects element by
+    element: ~1.7 ms for 500 IDs, against ~0.7 ms for one string the server parses itself.
+    A recall sends a few hundred IDs to the rejoin and about a thousand to its trace.
+    """
+    return "{" + ",".join(str(i if isinstance(i, UUID) else UUID(str(i))) for i in ids) + "}"
 
 
 def vector_literal(vector) -> str:

@@ -126,6 +126,9 @@ def hnsw_session_settings(cursor) -> None:
     db = getattr(cursor, "db", None)
     if db is not None and not db.in_atomic_block:
         raise RuntimeError("hnsw_session_settings needs a transaction (SET LOCAL)")
-    cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-    cursor.execute(f"SET LOCAL hnsw.ef_search = {int(settings.RECALL_HNSW_EF_SEARCH)}")
-    cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {int(settings.RECALL_HNSW_MAX_SCAN_TUPLES)}")
+    # One round trip; set_config(..., true) is SET LOCAL.
+    cursor.execute(
+        "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+        " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+        [str(int(settings.RECALL_HNSW_EF_SEARCH)), str(int(settings.RECALL_HNSW_MAX_SCAN_TUPLES))],
+    )
