@@ -169,7 +169,8 @@ def run(args: argparse.Namespace) -> dict:
     labels = [NeedLabel(
         id=n["id"], required=tuple(n["required_evidence"]), distractors=tuple(n["distractors"]),
         invalid=tuple(n["invalid"]),
-        tags={"family": n["family"], "split": n["split"], "kind": n["kind"], "lexical_overlap": overlap[n["id"]]},
+        tags={"family": n["family"], "split": n["split"], "kind": n["kind"], "lexical_overlap": overlap[n["id"]],
+              "family_split": f"{n['family']} / {n['split']}"},
     ) for n in needs]
     label_by_id = {label.id: label for label in labels}
 
@@ -206,7 +207,7 @@ def run(args: argparse.Namespace) -> dict:
             progress(f"recall {channel}", done, total)
     progress.close()
 
-    scores = score(labels, observations, group_by=("family", "split", "kind", "lexical_overlap"))
+    scores = score(labels, observations, group_by=("family", "split", "kind", "lexical_overlap", "family_split"))
     erased = None
     if args.erase_after:
         erased = principal_erase(principal=principal)
@@ -290,6 +291,20 @@ def summary(report: dict) -> str:
         out.append("")
         out.append(f"{stage} recall of required evidence (%)")
         out.append(rpt.table(["family", "needs", *channels], rows))
+    # The targets are per family; tuning happens on development only, so each family's
+    # development and holdout figures are shown apart (ranked top-K, the target's stage).
+    stage = f"ranked@{TOP_K}"
+    groups = next(iter(scores.values()))["stages"][stage].get("by_family_split", {})
+    rows = []
+    for family in corpus.FAMILIES:
+        for split in ("development", "holdout"):
+            cells = [scores[c]["stages"][stage]["by_family_split"].get(f"{family} / {split}") for c in channels]
+            if f"{family} / {split}" in groups and any(cell and cell["needs"] for cell in cells):
+                rows.append([family, split, cells[0]["needs"], *(rpt.fmt(cell["recall"]) for cell in cells)])
+    if rows:
+        out.append("")
+        out.append(f"{stage} recall of required evidence by family and split (%)")
+        out.append(rpt.table(["family", "split", "needs", *channels], rows))
     out.append("")
     rows = []
     for c in channels:
