@@ -81,11 +81,16 @@ def expansion_arm(historical: bool) -> str:
     """
 
 
+def enabled() -> bool:
+    """Whether hybrid recall runs the arm (either bound at 0 switches it off)."""
+    return settings.RECALL_EXPANSION_SEEDS > 0 and settings.RECALL_EXPANSION_PER_SEED > 0
+
+
 def expand(read: Read, seed_ids: Sequence[UUID], query_vector: Sequence[float], space: str) -> list[Candidate]:
     """The expansion list for ``seed_ids`` (first-pass fused order); call inside the owner's
     context, in the same transaction as the other arms."""
     seeds = list(seed_ids)[: settings.RECALL_EXPANSION_SEEDS]
-    if not seeds or settings.RECALL_EXPANSION_PER_SEED <= 0:
+    if not seeds or not enabled():
         return []
     with connection.cursor() as cursor:
         cursor.execute(expansion_arm(read.historical), {

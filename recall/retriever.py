@@ -154,7 +154,7 @@ def recall(
                 exact = arms.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
                 lists["semantic"] = arms.semantic(read, query_vector, space, exact=exact)
         fused = reciprocal_rank_fusion(lists, min_signals=floors)
-        if channel == "hybrid" and "semantic" in lists:
+        if channel == "hybrid" and "semantic" in lists and expansion.enabled():
             # The second hop: siblings of the first pass's top, then one fusion of all four.
             lists["expansion"] = expansion.expand(read, [r.id for r in fused], query_vector, space)
             fused = reciprocal_rank_fusion(lists, min_signals=floors)

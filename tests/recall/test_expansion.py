@@ -61,6 +61,17 @@ def test_a_two_hop_answer_reaches_the_top_only_through_the_expansion(bank, seman
     assert answer not in [item.id for item in without.items]
 
 
+@pytest.mark.parametrize("bound", ["RECALL_EXPANSION_SEEDS", "RECALL_EXPANSION_PER_SEED"])
+def test_either_bound_at_zero_switches_the_arm_off_and_the_trace_says_so(bank, semantic_on, bound):
+    encoder = MappedEncoder({QUERY: basis(0)})
+    _relation, answer, _ = _two_hop(bank, encoder)
+    setattr(semantic_on, bound, 0)
+    result = bank.recall(QUERY, encoder=encoder, max_items=3)
+    with owner_context(bank.principal):
+        assert RecallTrace.objects.get(id=result.trace_id).policy == "recall@1+semantic@1"
+    assert answer not in result.stages.ranked_ids[:3]
+
+
 def test_the_trace_and_candidates_record_the_expansion_in_hybrid_only(bank, semantic_on):
     encoder = MappedEncoder({QUERY: basis(0)})
     _relation, answer, _ = _two_hop(bank, encoder)
