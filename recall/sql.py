@@ -17,7 +17,8 @@ before any relevance is computed. The hard predicates are applied twice:
   content."
 * ``content_predicate`` on the effective content: status active, valid at the instant
   (``valid_from <= at < expires_at``), sensitivity ≤ ceiling, scope/portability, and the
-  explicit type filter. For a current recall this is the current row again.
+  explicit type filter. For a current recall this is the current row again, so only its
+  tests that ``RESTRICTIONS`` does not already make (lifecycle, validity, type) are repeated.
 
 Speed (measured at 10,000 beliefs): forced RLS keeps the planner from using non-leakproof
 operators such as ``tsvector @@ tsquery`` as index conditions for the runtime role, so a GIN
@@ -132,19 +133,24 @@ _REVISION_AT = """
 """
 
 
-def content_predicate(c: Content) -> str:
+def content_predicate(c: Content, *, current_row: bool = False) -> str:
     """Lifecycle, validity at the instant, sensitivity, scope and type of effective content.
 
     Effective content that is ``expired`` (an original created already expired, e.g. a
     past version imported with its validity window) is recallable only inside its window:
     expiry is validity, and the window test below decides. A current recall never sees it,
     because ``RESTRICTIONS`` admits only ``active`` current rows then.
+
+    ``current_row``: the effective content is the current row itself, whose sensitivity
+    and scope ``RESTRICTIONS`` has just tested with the same parameters; the repeats are
+    left out (every recall evaluates this on every permitted row of the owner).
     """
+    repeated = "" if current_row else f"""
+    AND {c.sensitivity} = ANY(%(sensitivities)s::text[])
+    AND ({c.scope} = %(scope)s OR (%(scope)s <> 'user' AND {c.scope} = 'user' AND {c.portable}))"""
     return f"""
     ({c.status} = 'active' OR ({c.status} = 'expired' AND {c.expires_at} IS NOT NULL))
-    AND {c.valid_from} <= %(at)s AND ({c.expires_at} IS NULL OR {c.expires_at} > %(at)s)
-    AND {c.sensitivity} = ANY(%(sensitivities)s::text[])
-    AND ({c.scope} = %(scope)s OR (%(scope)s <> 'user' AND {c.scope} = 'user' AND {c.portable}))
+    AND {c.valid_from} <= %(at)s AND ({c.expires_at} IS NULL OR {c.expires_at} > %(at)s){repeated}
     AND (cardinality(%(belief_types)s::text[]) = 0 OR {c.belief_type} = ANY(%(belief_types)s::text[]))
     """
 
@@ -164,7 +170,7 @@ def permitted(historical: bool) -> str:
                {c.expires_at} AS expires_at, {c.entity_ids} AS entity_ids,
                {c.document} AS document, {c.subject_key} AS subject_key
         FROM memory_memory m {_REVISION_AT if historical else ""}
-        WHERE {RESTRICTIONS} AND {content_predicate(c)}
+        WHERE {RESTRICTIONS} AND {content_predicate(c, current_row=not historical)}
     )
     """
 
