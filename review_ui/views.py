@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Optional
 from uuid import UUID
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -126,19 +127,36 @@ def undo_preview(request: HttpRequest, operation_id: UUID) -> HttpResponse:
     return _detail(request, operation_id, template="review/undo_preview.html")
 
 
+RETRY_FEEDBACK = "That did not work. Nothing was changed; you can retry the same request."
+
+
+def _write_request(request: HttpRequest, operation_id: UUID) -> tuple[Optional[dict], Optional[HttpResponse]]:
+    """The posted action form of a sign-in that may write: (values, None), or (None, the
+    refusal page: 403 for a read-only sign-in, 400 for a malformed form)."""
+    if not request.review.can_write:
+        return None, _detail(request, operation_id, status=403, tone="failure",
+                             feedback="This sign-in may read but not change memory.")
+    form = ActionForm(request.POST)
+    if not form.is_valid():
+        return None, _detail(request, operation_id, status=400, tone="failure",
+                             feedback="The request was malformed.")
+    return form.cleaned_data, None
+
+
+def _conflict(request: HttpRequest, operation_id: UUID) -> HttpResponse:
+    return _detail(request, operation_id, status=409, tone="conflict",
+                   feedback="Conflict: this item changed since you opened it. Here it is as it is now.")
+
+
 @require_POST
 @review_page
 def operation_action(request: HttpRequest, operation_id: UUID, action: str) -> HttpResponse:
     if action not in OPERATION_ACTIONS:
         raise Http404()
-    if not request.review.can_write:
-        return _detail(request, operation_id, status=403, tone="failure",
-                       feedback="This sign-in may read but not change memory.")
-    form = ActionForm(request.POST)
-    if not form.is_valid():
-        return _detail(request, operation_id, status=400, tone="failure", feedback="The request was malformed.")
+    values, refused = _write_request(request, operation_id)
+    if refused is not None:
+        return refused
     service, code = OPERATION_ACTIONS[action]
-    values = form.cleaned_data
     try:
         service(request.review.principal, operation_id, expected_revision=values["expected_revision"],
                 idempotency_key=values["idempotency_key"])
@@ -146,11 +164,10 @@ def operation_action(request: HttpRequest, operation_id: UUID, action: str) -> H
         raise Http404()
     except Conflict as exc:
         log.info("review %s conflict operation=%s reason=%s", action, operation_id, getattr(exc, "reason", "conflict"))
-        return _detail(request, operation_id, status=409, tone="conflict",
-                       feedback="Conflict: this item changed since you opened it. Here it is as it is now.")
+        return _conflict(request, operation_id)
     except MemoryError_:
         return _detail(request, operation_id, status=400, tone="failure", retained=values,
-                       feedback="That did not work. Nothing was changed; you can retry the same request.")
+                       feedback=RETRY_FEEDBACK)
     log.info("review %s operation=%s", action, operation_id)
     return HttpResponseRedirect(f"{reverse('review:detail', args=[operation_id])}?feedback={code}", status=303)
 
@@ -164,13 +181,9 @@ def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> Htt
     checks it against the row it locks (a change between this read and the write conflicts)."""
     if action not in DERIVED_FEEDBACK:
         raise Http404()
-    if not request.review.can_write:
-        return _detail(request, operation_id, status=403, tone="failure",
-                       feedback="This sign-in may read but not change memory.")
-    form = ActionForm(request.POST)
-    if not form.is_valid():
-        return _detail(request, operation_id, status=400, tone="failure", feedback="The request was malformed.")
-    values = form.cleaned_data
+    values, refused = _write_request(request, operation_id)
+    if refused is not None:
+        return refused
     try:
         current = selectors.operation_detail(request.review.principal, operation_id)
     except NotFound:
@@ -178,8 +191,7 @@ def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> Htt
     if current.derived_id is None:
         raise Http404()
     if current.derived_revision != values["expected_revision"] or "delete" not in current.actions:
-        return _detail(request, operation_id, status=409, tone="conflict",
-                       feedback="Conflict: this item changed since you opened it. Here it is as it is now.")
+        return _conflict(request, operation_id)
     digest = request_sha256(route=f"review.derived.{action}", params={"id": str(current.derived_id)},
                             body={"expected_revision": values["expected_revision"]})
     try:
@@ -194,11 +206,10 @@ def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> Htt
     except NotFound:
         raise Http404()
     except Conflict:
-        return _detail(request, operation_id, status=409, tone="conflict",
-                       feedback="Conflict: this item changed since you opened it. Here it is as it is now.")
+        return _conflict(request, operation_id)
     except MemoryError_:
         return _detail(request, operation_id, status=400, tone="failure", retained_derived=values,
-                       feedback="That did not work. Nothing was changed; you can retry the same request.")
+                       feedback=RETRY_FEEDBACK)
     log.info("review derived %s operation=%s", action, operation_id)
     return HttpResponseRedirect(
         f"{reverse('review:detail', args=[operation_id])}?feedback={DERIVED_FEEDBACK[action]}", status=303)

@@ -9,14 +9,14 @@ import os
 import sys
 
 
-def claim_in_child(root: str, db_name: str, tenant: str, principal: str, now_iso: str, barrier, results) -> None:
+def boot_child(root: str, db_name: str) -> None:
+    """Set up Django in a spawned child: both aliases on the parent's test database,
+    processing switched on."""
     sys.path.insert(0, root)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "veetbot.settings")
     import django
 
     django.setup()
-    from datetime import datetime
-
     from django.conf import settings
     from django.db import connections
 
@@ -24,6 +24,13 @@ def claim_in_child(root: str, db_name: str, tenant: str, principal: str, now_iso
         settings.DATABASES[alias]["NAME"] = db_name
         connections[alias].settings_dict["NAME"] = db_name
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
+
+
+def claim_in_child(root: str, db_name: str, tenant: str, principal: str, now_iso: str, barrier, results) -> None:
+    boot_child(root, db_name)
+    from datetime import datetime
+
+    from django.db import connections
 
     from reconsolidation.store import ReconsolidationStore
     from veetbot.identity import Principal

@@ -12,7 +12,7 @@ from reconsolidation import derived
 from reconsolidation.errors import NotFound
 from reconsolidation.models import DerivedMemory
 from tests.factories import T0
-from tests.recall.helpers import Bank
+from tests.recall.helpers import bank  # noqa: F401 (the bank fixture)
 from tests.reconsolidation.recall_builders import summary
 from veetbot.rls import owner_context
 
@@ -21,14 +21,9 @@ BUILT = T0 + timedelta(days=2)
 
 
 @pytest.fixture
-def on(settings):
-    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
-    return settings
-
-
-@pytest.fixture
-def bank(db) -> Bank:
-    return Bank.new()
+def on(enabled):
+    """Processing switched on (the suite's ``enabled``), named for what these tests compare."""
+    return enabled
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from reconsolidation import operations, read_paths
 from recall.models import RecallTrace
 from tests.factories import T0
 from tests.reconsolidation.recall_builders import merge, move, summary
-from tests.recall.helpers import NOW, Bank
+from tests.recall.helpers import NOW, Bank, bank  # noqa: F401 (the bank fixture)
 from veetbot.rls import owner_context
 
 QUERY = "passport renewal"
@@ -27,14 +27,9 @@ BUILT = T0 + 2 * DAY  # operations are committed here; recalls run at NOW (T0 + 
 
 
 @pytest.fixture
-def on(settings):
-    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
-    return settings
-
-
-@pytest.fixture
-def bank(db) -> Bank:
-    return Bank.new()
+def on(enabled):
+    """Processing switched on (the suite's ``enabled``), named for what these tests compare."""
+    return enabled
 
 
 @pytest.fixture(params=["with_listener", "before_invalidation"])

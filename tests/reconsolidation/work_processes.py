@@ -4,25 +4,16 @@ pointed at the parent's test database, like ``processes.claim_in_child``)."""
 from __future__ import annotations
 
 import os
-import sys
 import time
+
+from tests.reconsolidation.processes import boot_child
 
 
 def process_in_child(root: str, db_name: str, tenant: str, principal: str, now_iso: str, barrier, results) -> None:
-    sys.path.insert(0, root)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "veetbot.settings")
-    import django
-
-    django.setup()
+    boot_child(root, db_name)
     from datetime import datetime
 
-    from django.conf import settings
     from django.db import connections
-
-    for alias in ("default", "owner"):
-        settings.DATABASES[alias]["NAME"] = db_name
-        connections[alias].settings_dict["NAME"] = db_name
-    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
 
     from reconsolidation.store import ReconsolidationStore
     from reconsolidation.work import process_group
