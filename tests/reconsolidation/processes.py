@@ -45,3 +45,25 @@ def claim_in_child(root: str, db_name: str, tenant: str, principal: str, now_iso
         results.put(("error", repr(error)))
     finally:
         connections.close_all()
+
+
+def race(target, owner, now, *, timeout: float) -> list:
+    """Start two spawned children running ``target`` for ``owner`` at ``now`` against this
+    test database, released together by a barrier; their reported outcomes."""
+    import multiprocessing
+    from pathlib import Path
+
+    from django.conf import settings
+
+    root = str(Path(__file__).resolve().parents[2])
+    context = multiprocessing.get_context("spawn")
+    barrier, results = context.Barrier(2), context.Queue()
+    children = [context.Process(target=target, args=(
+        root, settings.DATABASES["default"]["NAME"], str(owner.tenant_id), str(owner.principal_id),
+        now.isoformat(), barrier, results)) for _ in range(2)]
+    for child in children:
+        child.start()
+    outcomes = [results.get(timeout=timeout) for _ in children]
+    for child in children:
+        child.join(timeout=60)
+    return outcomes

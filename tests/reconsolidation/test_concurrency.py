@@ -3,14 +3,11 @@ lease holder, exactly one operation per input, and reservations that never excee
 or daily ceilings however many workers race."""
 from __future__ import annotations
 
-import multiprocessing
 import threading
 import time
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.db import connections
 
 from reconsolidation import bounds
@@ -19,10 +16,8 @@ from reconsolidation.errors import BudgetExhausted
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import digest, original, proposal, refs, spend_of
-from tests.reconsolidation.processes import claim_in_child
+from tests.reconsolidation.processes import claim_in_child, race
 from veetbot.rls import owner_context
-
-ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def run_threads(target, count: int) -> list:
@@ -56,20 +51,7 @@ def test_parallel_threads_produce_exactly_one_lease_holder(live_db, enabled, sto
 def test_two_os_processes_produce_exactly_one_lease_holder(live_db, enabled, day_one):
     principal, _ = make_owner()
     original(principal, "The owner prefers Celsius.", subject="units")
-    context = multiprocessing.get_context("spawn")
-    barrier, results = context.Barrier(2), context.Queue()
-    children = [
-        context.Process(target=claim_in_child, args=(
-            ROOT, settings.DATABASES["default"]["NAME"], str(principal.tenant_id), str(principal.principal_id),
-            day_one.isoformat(), barrier, results,
-        ))
-        for _ in range(2)
-    ]
-    for child in children:
-        child.start()
-    outcomes = [results.get(timeout=120) for _ in children]
-    for child in children:
-        child.join(timeout=60)
+    outcomes = race(claim_in_child, principal, day_one, timeout=120)
     assert all(kind == "ok" for kind, _ in outcomes), outcomes
     assert len([token for _, token in outcomes if token is not None]) == 1
 

@@ -2,20 +2,15 @@
 over overlapping queued groups, record exactly one operation per input."""
 from __future__ import annotations
 
-import multiprocessing
 from collections import Counter
-from pathlib import Path
-
-from django.conf import settings
 
 from reconsolidation.domain import input_digest
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, refs
+from tests.reconsolidation.processes import race
 from tests.reconsolidation.work_processes import process_in_child
 from veetbot.rls import owner_context
-
-ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def test_workers_in_separate_processes_record_exactly_one_operation_per_input(live_db, enabled, store, day_one):
@@ -31,16 +26,7 @@ def test_workers_in_separate_processes_record_exactly_one_operation_per_input(li
                               input_digest=input_digest(refs(*inputs)), now=day_one)
     store.release(owner, lease.lease_token, now=day_one)
 
-    context = multiprocessing.get_context("spawn")
-    barrier, results = context.Barrier(2), context.Queue()
-    children = [context.Process(target=process_in_child, args=(
-        ROOT, settings.DATABASES["default"]["NAME"], str(owner.tenant_id), str(owner.principal_id),
-        day_one.isoformat(), barrier, results)) for _ in range(2)]
-    for child in children:
-        child.start()
-    outcomes = [results.get(timeout=180) for _ in children]
-    for child in children:
-        child.join(timeout=60)
+    outcomes = race(process_in_child, owner, day_one, timeout=180)
     assert all(kind == "ok" for kind, _ in outcomes), outcomes
     reported = [op for _, ops in outcomes for op in ops]
     with owner_context(owner):
