@@ -114,6 +114,7 @@ def sparse(
     rows = _run(statement, {
         **read.params, "lexemes": prepared.lexemes, "tsquery": sql.tsquery_any(prepared.lexemes),
         "entity_ids": list(entity_ids), "phrase_query": prepared.phrase_query,
+        "subject_keys": sql.subject_phrases(prepared.phrase_query),
         "anchor_types": list(anchors), "limit": read.limit,
     })
     arms: dict[str, list[Candidate]] = {"lexical": [], "structured": []}

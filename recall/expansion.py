@@ -42,20 +42,16 @@ POLICY = "expansion@1"  # same-subject / same-entity siblings of the fused top, 
 def expansion_arm(historical: bool) -> str:
     """Per seed, its nearest siblings by cosine to the query; rows (id, store_position,
     seed ordinal, distance) in list order, LIMIT in SQL."""
-    return sql.permitted(historical) + """,
+    return sql.permitted(historical) + f""",
     seeds AS MATERIALIZED (
         SELECT p.id, p.subject_key, p.entity_ids, s.ordinal
         FROM unnest(%(seed_ids)s::uuid[]) WITH ORDINALITY AS s(id, ordinal)
         JOIN permitted p ON p.id = s.id
     ),
-    -- One pass over the permitted originals against the seeds' subjects and entities
-    -- together (not once per seed); the few matches are paired with their seeds below.
-    siblings AS MATERIALIZED (
-        SELECT p.id, p.store_position, p.revision, p.subject_key, p.entity_ids
-        FROM permitted p
-        WHERE (p.subject_key = ANY(ARRAY(SELECT subject_key FROM seeds WHERE subject_key <> ''))
-               OR p.entity_ids && ARRAY(SELECT DISTINCT e FROM seeds, unnest(seeds.entity_ids) AS e))
-          AND NOT (p.id = ANY(%(seed_ids)s::uuid[]))
+    -- Every permitted original sharing a seed's subject or an entity with any seed, found
+    -- for all seeds at once (not once per seed); the few matches are paired with their
+    -- seeds below.
+    siblings AS MATERIALIZED ({_siblings(historical)}
     ),
     pairs AS MATERIALIZED (
         SELECT s.ordinal, b.id, b.store_position, (v.embedding <=> %(query_vector)s::vector) AS distance
@@ -79,6 +75,32 @@ def expansion_arm(historical: bool) -> str:
     ORDER BY ordinal, distance, store_position DESC, id
     LIMIT %(limit)s
     """
+
+
+_SIBLING_COLUMNS = "p.id, p.store_position, p.revision, p.subject_key, p.entity_ids"
+_SEED_SUBJECTS = "ARRAY(SELECT subject_key FROM seeds WHERE subject_key <> '')"
+_SEED_ENTITIES = "ARRAY(SELECT DISTINCT e FROM seeds, unnest(seeds.entity_ids) AS e)"
+_NOT_A_SEED = "NOT (p.id = ANY(%(seed_ids)s::uuid[]))"
+
+
+def _siblings(historical: bool) -> str:
+    """A current recall looks siblings up by index — the subject by equality
+    (``memory_recon_subject``), entities through ``recall_entity_matches`` (GIN, recall
+    migration 0004) — and probes each in ``permitted``; a historical one scans the
+    permitted originals (a belief revised since has no stored subject key for then)."""
+    if historical:
+        return f"""
+        SELECT {_SIBLING_COLUMNS} FROM permitted p
+        WHERE (p.subject_key = ANY({_SEED_SUBJECTS}) OR p.entity_ids && {_SEED_ENTITIES})
+          AND {_NOT_A_SEED}"""
+    return f"""
+        SELECT {_SIBLING_COLUMNS} FROM permitted p
+        WHERE p.subject_key = ANY({_SEED_SUBJECTS}) AND {_NOT_A_SEED}
+        UNION
+        SELECT {_SIBLING_COLUMNS}
+        FROM recall_entity_matches({_SEED_ENTITIES}::varchar[]) e
+        CROSS JOIN LATERAL (SELECT * FROM permitted p WHERE p.id = e.memory_id OFFSET 0) p
+        WHERE {_NOT_A_SEED}"""
 
 
 def enabled() -> bool:

@@ -20,14 +20,17 @@ before any relevance is computed. The hard predicates are applied twice:
   explicit type filter. For a current recall this is the current row again, so only its
   tests that ``RESTRICTIONS`` does not already make (lifecycle, validity, type) are repeated.
 
-Speed (measured at 10,000 beliefs): forced RLS keeps the planner from using non-leakproof
-operators such as ``tsvector @@ tsquery`` as index conditions for the runtime role, so a GIN
-expression index cannot serve recall and ``to_tsvector`` would run per row (~40 µs: ~400 ms
-per recall). The arms therefore read the stored generated columns ``recall_document`` (that
-same tsvector) and ``recall_subject_key`` (the normalised subject) of ``memory_memory``
-(memory migration 0003). A historical recall reads them for beliefs whose current revision
-*is* the one current at ``as_of`` (its snapshot equals the row) and computes the identical
-expressions from the snapshot only for beliefs revised since.
+Speed. Forced RLS keeps the planner from using non-leakproof operators (``tsvector @@
+tsquery``, array ``&&``) as index conditions for the runtime role, so neither a GIN index
+nor a per-row ``to_tsvector`` (~40 µs a row) can serve recall directly. The arms read the
+stored generated columns ``recall_document`` (that same tsvector) and ``recall_subject_key``
+(the normalised subject) of ``memory_memory`` (memory migration 0003). A current recall
+finds full-text and entity matches through the SECURITY DEFINER lookups of recall migration
+0004, which return IDs from the GIN indexes and nothing else, and probes each in
+``permitted``; subjects are matched by equality (a btree serves that). A historical recall
+reads the stored columns for beliefs whose current revision *is* the one current at
+``as_of`` and computes the identical expressions from the snapshot for beliefs revised
+since, in one scan of the owner's permitted originals.
 
 Scope: a ``user``-scope recall sees ``user``-scope beliefs; a local recall (``project:X`` or
 ``session:S``) sees its own scope plus ``user``-scope beliefs that are portable. Local scopes
@@ -199,6 +202,33 @@ PREPARE_QUERY = f"""
 """
 
 
+# Longer than any normalised subject can be (subjects are at most 200 characters,
+# memory.domain.MemoryContent; normalising never lengthens ASCII and rarely anything else).
+SUBJECT_KEY_MAX_CHARS = 400
+
+
+def subject_phrases(phrase_query: str) -> list[str]:
+    """Every run of consecutive words of the normalised query, up to SUBJECT_KEY_MAX_CHARS.
+
+    A subject is a whole phrase of the query exactly when its normalised key is one of
+    these (both are lower-case words of letters and digits joined by single spaces), so
+    ``subject_key = ANY(phrases)`` — an equality a btree index serves — replaces testing
+    every subject against the query with ``strpos``. A query of n words has at most
+    n(n+1)/2 phrases, far fewer for long queries (the length bound).
+    """
+    words = [w for w in phrase_query.split(" ") if w]
+    phrases: dict[str, None] = {}
+    for start, word in enumerate(words):
+        phrase = word
+        phrases[phrase] = None
+        for following in words[start + 1:]:
+            if len(phrase) + 1 + len(following) > SUBJECT_KEY_MAX_CHARS:
+                break
+            phrase = f"{phrase} {following}"
+            phrases[phrase] = None
+    return list(phrases)
+
+
 def tsquery_any(lexemes: list[str]) -> str:
     """``'a' | 'b' | ...`` in tsquery input syntax (quotes and backslashes doubled).
 
@@ -212,10 +242,7 @@ def tsquery_any(lexemes: list[str]) -> str:
 # --- arms --------------------------------------------------------------------------------
 
 def sparse_arms(historical: bool, *, lexical: bool, entities: bool = True, anchors: bool = True) -> str:
-    """The lexical and structured arms in one pass over the permitted originals.
-
-    Each arm is still ranked and limited on its own, in SQL, before its LIMIT; they only
-    share the scan. Rows: (arm, id, store_position, signal).
+    """The lexical and structured arms in one statement. Rows: (arm, id, store_position, signal).
 
     Lexical: whole-lexeme query-term coverage = the number of distinct query lexemes in
     the document, length(doc) - length(ts_delete(doc, query lexemes)); the @@ filter (any
@@ -226,20 +253,86 @@ def sparse_arms(historical: bool, *, lexical: bool, entities: bool = True, ancho
     normalised subject is a whole phrase of the normalised query; tier 1 when its type is
     an anchor type. Ranked by tier, then store position desc, then id. A request without
     entity IDs (``entities=False``) or anchor types (``anchors=False``) leaves that test
-    out of the statement: it could match nothing, and the scan evaluates it on every row.
+    out of the statement.
 
-    Speed: the scan (every permitted original of the owner: no index can serve ``@@``
-    under row-level security, see the module docstring) keeps only rows that match an
-    arm, and computes coverage and tier for those only; its WHERE is a plain predicate,
-    so parallel workers filter before their rows reach the leader.
+    Each arm is ranked and limited on its own, in SQL, after every hard predicate. A
+    current recall finds its matches through indexes (``_sparse_indexed``); a historical
+    one scans the owner's permitted originals (``_sparse_scan``), because a belief revised
+    since ``as_of`` has no stored document for the content it had then.
+    """
+    if historical:
+        return _sparse_scan(lexical=lexical, entities=entities, anchors=anchors)
+    return _sparse_indexed(lexical=lexical, entities=entities, anchors=anchors)
+
+
+def _sparse_indexed(*, lexical: bool, entities: bool, anchors: bool) -> str:
+    """The sparse arms of a current recall, each an indexed lookup plus permitted probes.
+
+    * Lexical: ``recall_document_matches`` (GIN, recall migration 0004) returns every
+      matching original of the owner with its coverage; they are walked best first and
+      each is probed in ``permitted`` until ``limit`` permitted ones are found, so
+      relevance comes before the limit and no predicate can be skipped.
+    * Structured tier 0: subjects equal to one of the query's word runs
+      (``subject_phrases``; the btree ``memory_recon_subject`` serves the equality) and
+      ``recall_entity_matches`` (GIN), each probed in ``permitted``.
+    * Structured tier 1: per anchor type, the newest permitted beliefs of that type in
+      ``memory_recall_type_order`` order, stopping at ``limit``; tier-0 rows are not
+      repeated.
+    """
+    ctes = [permitted(False)]
+    arms = []
+    if lexical:
+        ctes.append(f"""
+    lexical AS MATERIALIZED (
+        SELECT d.memory_id AS id, d.store_position, d.coverage
+        FROM (
+            SELECT memory_id, store_position, coverage
+            FROM recall_document_matches(%(tsquery)s::tsquery, %(lexemes)s::text[])
+            ORDER BY coverage DESC, store_position DESC, memory_id
+            OFFSET 0
+        ) d
+        CROSS JOIN LATERAL ({_permitted_probe("d", revision=False)}) p
+        ORDER BY d.coverage DESC, d.store_position DESC, d.memory_id
+        LIMIT %(limit)s
+    )""")
+        arms.append("(SELECT 'lexical', id, store_position, coverage FROM lexical)")
+    exact = ["SELECT p.id, p.store_position FROM permitted p WHERE p.subject_key = ANY(%(subject_keys)s::text[])"]
+    if entities:
+        exact.append(f"""SELECT p.id, p.store_position
+            FROM recall_entity_matches(%(entity_ids)s::varchar[]) e
+            CROSS JOIN LATERAL ({_permitted_probe("e", revision=False)}) p""")
+    ctes.append(f"""
+    tier0 AS MATERIALIZED (
+        {" UNION ".join(exact)}
+    )""")
+    structured = ["(SELECT id, store_position, 0 AS tier FROM tier0 ORDER BY store_position DESC, id LIMIT %(limit)s)"]
+    if anchors:
+        structured.append("""(SELECT a.id, a.store_position, 1 AS tier
+         FROM unnest(%(anchor_types)s::text[]) AS t(belief_type)
+         CROSS JOIN LATERAL (
+             SELECT p.id, p.store_position FROM permitted p
+             WHERE p.belief_type = t.belief_type AND NOT (p.id = ANY(ARRAY(SELECT id FROM tier0)))
+             ORDER BY p.store_position DESC, p.id
+             LIMIT %(limit)s
+         ) a)""")
+    arms.append(f"""(SELECT 'structured', id, store_position, tier FROM (
+        {" UNION ALL ".join(structured)}
+    ) s ORDER BY tier, store_position DESC, id LIMIT %(limit)s)""")
+    return ",".join(ctes) + "\n    " + "\n    UNION ALL\n    ".join(arms)
+
+
+def _sparse_scan(*, lexical: bool, entities: bool, anchors: bool) -> str:
+    """The sparse arms of a historical recall, in one pass over its permitted originals.
+
+    Each arm is still ranked and limited on its own before its LIMIT; they only share the
+    scan, which keeps only rows matching an arm and computes coverage and tier for those
+    only. Tests a request cannot satisfy are left out of the statement (the scan would
+    evaluate them on every row).
     """
     # A historical snapshot's computed document is evaluated once per row: OFFSET 0 keeps
     # the lateral subquery from being inlined into each reference.
-    if not historical:
-        source, doc, subject = "permitted p", "p.document", "p.subject_key"
-    else:
-        source = "permitted p CROSS JOIN LATERAL (SELECT p.document AS doc, p.subject_key AS subject OFFSET 0) d"
-        doc, subject = "d.doc", "d.subject"
+    source = "permitted p CROSS JOIN LATERAL (SELECT p.document AS doc, p.subject_key AS subject OFFSET 0) d"
+    doc, subject = "d.doc", "d.subject"
     matches = f"{doc} @@ %(tsquery)s::tsquery"
     coverage = f"length({doc}) - length(ts_delete({doc}, %(lexemes)s::text[]))"
     exact = [f"({subject} <> '' AND strpos(%(phrase_query)s, ' ' || {subject} || ' ') > 0)"]
@@ -249,7 +342,7 @@ def sparse_arms(historical: bool, *, lexical: bool, entities: bool = True, ancho
     anchored = "p.belief_type = ANY(%(anchor_types)s::text[])" if anchors else None
     tier = f"CASE WHEN {exact_match} THEN 0" + (f" WHEN {anchored} THEN 1" if anchored else "") + " END"
     keep = " OR ".join(c for c in (matches if lexical else None, exact_match, anchored) if c)
-    return permitted(historical) + f""",
+    return permitted(True) + f""",
     scored AS MATERIALIZED (
         SELECT p.id, p.store_position,
                {f"CASE WHEN {matches} THEN {coverage} ELSE 0 END" if lexical else "0"} AS coverage,
@@ -333,11 +426,13 @@ def semantic_arm(historical: bool, *, exact: bool) -> str:
     """
 
 
-def _permitted_probe(vector: str) -> str:
-    """The original of the vector row ``vector``, if permitted at the vector's revision."""
+def _permitted_probe(row: str, *, revision: bool = True) -> str:
+    """The permitted original of ``row.memory_id`` — for a vector row (``revision``), only
+    if permitted at the vector's content revision."""
+    at_revision = f" AND p.revision = {row}.content_revision" if revision else ""
     return f"""
             SELECT p.id, p.store_position FROM permitted p
-            WHERE p.id = {vector}.memory_id AND p.revision = {vector}.content_revision
+            WHERE p.id = {row}.memory_id{at_revision}
             OFFSET 0"""
 
 

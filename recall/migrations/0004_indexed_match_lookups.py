@@ -1,0 +1,75 @@
+"""Indexed lookups for current recall: full-text and entity matches through their GIN
+indexes, and an index for the structured arm's newest-of-a-type anchors. Hand-written.
+
+Why functions. Under forced row-level security the planner may not use a non-leakproof
+operator (``tsvector @@ tsquery``, array ``&&``) as an index condition for the runtime
+role, so the GIN indexes on ``memory_memory.recall_document`` and ``entity_ids``
+(reconsolidation 0002) could never serve recall: every recall scanned the owner's whole
+bank (≈ 90 ms at 100,000 beliefs). These two functions are SECURITY DEFINER, owned by the
+migrating role — the pattern of ``reconsolidation_neighbours`` and
+``authenticate_owner_token`` — and apply the RLS policies' own owner predicate from the same
+transaction-local settings. They take no owner argument and return IDs (and, for text, the
+match's store position and query-term coverage) only; they decide nothing about what may be
+recalled. Every caller probes each returned ID in ``recall.sql.permitted`` — RLS and every
+hard predicate — before any LIMIT. Where the owning role is not a superuser the policies
+still apply inside them: same rows, slower plan.
+
+Erased rows are left out here already (their document is empty anyway); nothing else is.
+
+``memory_recall_type_order`` serves the structured arm's tier-1 anchors: the newest
+permitted beliefs of one type, read in index order until the arm's limit is reached.
+"""
+from django.conf import settings
+from django.db import migrations
+
+_OWNER = """
+      AND m.tenant_id = NULLIF(current_setting('app.tenant_id', true), '')::uuid
+      AND m.principal_id = NULLIF(current_setting('app.principal_id', true), '')::uuid
+      AND m.erased_at IS NULL"""
+
+DOCUMENT_MATCHES = f"""
+CREATE FUNCTION recall_document_matches(p_query tsquery, p_lexemes text[])
+RETURNS TABLE (memory_id uuid, store_position bigint, coverage integer)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+    SELECT m.id, m.store_position,
+           length(m.recall_document) - length(ts_delete(m.recall_document, p_lexemes))
+    FROM memory_memory m
+    WHERE m.recall_document @@ p_query{_OWNER}
+$fn$;
+REVOKE ALL ON FUNCTION recall_document_matches(tsquery, text[]) FROM PUBLIC;
+"""
+
+ENTITY_MATCHES = f"""
+CREATE FUNCTION recall_entity_matches(p_entity_ids varchar[])
+RETURNS TABLE (memory_id uuid)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+    SELECT m.id FROM memory_memory m
+    WHERE m.entity_ids && p_entity_ids{_OWNER}
+$fn$;
+REVOKE ALL ON FUNCTION recall_entity_matches(varchar[]) FROM PUBLIC;
+"""
+
+FUNCTIONS = ("recall_document_matches(tsquery, text[])", "recall_entity_matches(varchar[])")
+
+
+def _grant(apps, schema_editor):
+    for function in FUNCTIONS:
+        schema_editor.execute(f'GRANT EXECUTE ON FUNCTION {function} TO "{settings.VEETBOT_RUNTIME_ROLE}"')
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("recall", "0003_drop_lexical_gin"),
+        ("reconsolidation", "0002_row_level_security"),  # the GIN indexes these functions use
+    ]
+
+    operations = [
+        migrations.RunSQL(DOCUMENT_MATCHES, "DROP FUNCTION recall_document_matches(tsquery, text[])"),
+        migrations.RunSQL(ENTITY_MATCHES, "DROP FUNCTION recall_entity_matches(varchar[])"),
+        migrations.RunPython(_grant, migrations.RunPython.noop),
+        migrations.RunSQL(
+            "CREATE INDEX memory_recall_type_order ON memory_memory"
+            " (tenant_id, principal_id, belief_type, store_position)",
+            "DROP INDEX memory_recall_type_order",
+        ),
+    ]
