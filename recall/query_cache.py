@@ -1,6 +1,7 @@
 """A bounded, short-lived cache of query vectors (the local semantic query lookup).
 
-Keyed by a SHA-256 of the complete query text, the recall policy string and the
+A query's vector is computed from the query and its owner-perspective form
+(``recall.query_text``), encoded in one call. Keyed by a SHA-256 of the complete query text, the recall policy string and the
 embedding space, so a vector is reused only for the identical query under the identical
 policy in the identical space. It holds vectors and digests only: never a query in
 clear, never source content (originals are resolved on every recall).
@@ -22,7 +23,8 @@ from typing import Callable, Optional
 
 from django.conf import settings
 
-from recall.encoders import Encoder
+from recall import query_text
+from recall.encoders import Encoder, EncoderUnavailable
 
 
 def cache_key(query: str, policy: str, space: str) -> str:
@@ -76,7 +78,11 @@ class QueryVectorCache:
         key = cache_key(query, policy, encoder.tuple.space)
         vector = self.get(key)
         if vector is None:
-            (vector,) = encoder.encode([query])  # EncoderUnavailable propagates; nothing cached
+            texts = query_text.texts(query)
+            vectors = encoder.encode(texts)  # EncoderUnavailable propagates; nothing cached
+            if len(vectors) != len(texts):
+                raise EncoderUnavailable(f"the encoder returned {len(vectors)} vectors for {len(texts)} texts")
+            vector = query_text.combine(vectors)
             self.put(key, vector)
         return list(vector)
 

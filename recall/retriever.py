@@ -49,7 +49,7 @@ from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 POLICY = "recall@1"  # lexical coverage + structured tiers + RRF, whole-item budget
-SEMANTIC_POLICY = "semantic@1"  # cosine rank of memory-text@1 vectors, rejoined to originals
+SEMANTIC_POLICY = "semantic@2"  # cosine rank of memory-text@1 vectors to a query-text@2 vector, rejoined
 DEFAULT_CHANNEL: Channel = "hybrid"  # the retrieval profile's semantic_channel
 SURFACES = ("api", "cli", "eval", "context")
 

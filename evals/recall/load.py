@@ -277,7 +277,7 @@ def run(args: argparse.Namespace) -> dict:
 
     from memory.bank import memory_bank_import
     from memory.services import owner_create
-    from recall import encoders, query_cache, retriever
+    from recall import encoders, query_cache, query_text, retriever
     from recall.arms import arm_limit
     from recall.backfill import backfill_vectors
     from recall.domain import RecallRequest
@@ -291,9 +291,12 @@ def run(args: argparse.Namespace) -> dict:
     encoder = CachedEncoder(minilm, cache)
     queries = make_queries(args.queries)
     began = time.perf_counter()
-    query_vectors = dict(zip(queries, minilm.encode(queries)))
+    texts = sorted({text for q in queries for text in query_text.texts(q)})
+    query_vectors = dict(zip(texts, minilm.encode(texts)))
     batch_query_encode_ms = (time.perf_counter() - began) * 1000
     pre = PreEncoded(minilm.tuple, query_vectors)
+    # The vector each query is recalled with (recall.query_text), for the direct SQL comparison.
+    recall_vectors = {q: query_text.combine([query_vectors[t] for t in query_text.texts(q)]) for q in queries}
     progress = rpt.Progress()
     cache_obj = query_cache.default_cache()
 
@@ -349,8 +352,8 @@ def run(args: argparse.Namespace) -> dict:
         direct_hits = direct_total = deep_hits = within_hits = 0
         direct_per_query = []
         depth = arm_limit(MAX_ITEMS)
-        _, _, exact_plan = direct_top_k(principal, space, query_vectors[queries[0]], hnsw=False, explain=True)
-        _, _, hnsw_plan = direct_top_k(principal, space, query_vectors[queries[0]], hnsw=True, explain=True)
+        _, _, exact_plan = direct_top_k(principal, space, recall_vectors[queries[0]], hnsw=False, explain=True)
+        _, _, hnsw_plan = direct_top_k(principal, space, recall_vectors[queries[0]], hnsw=True, explain=True)
         for query in queries[:5]:  # warm-up, untimed
             timed(principal, query, "sparse", pre)
             timed(principal, query, "hybrid", pre)
@@ -378,14 +381,14 @@ def run(args: argparse.Namespace) -> dict:
             agreement_hits += hits
             agreement_total += len(top_exact)
             per_query_agreement.append(hits / len(top_exact) if top_exact else None)
-            exact_found, exact_sql_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=False)
-            hnsw_found, hnsw_sql_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=True)
+            exact_found, exact_sql_ms, _ = direct_top_k(principal, space, recall_vectors[query], hnsw=False)
+            hnsw_found, hnsw_sql_ms, _ = direct_top_k(principal, space, recall_vectors[query], hnsw=True)
             exact_ids, hnsw_ids = [i for i, _ in exact_found], [i for i, _ in hnsw_found]
             radius = exact_found[-1][1] + TIE_EPSILON if exact_found else None
             within_hits += sum(1 for _, d in hnsw_found if radius is not None and d <= radius)
             modes["sql exact"].append(exact_sql_ms)
             modes["sql hnsw"].append(hnsw_sql_ms)
-            deep_found, deep_ms, _ = direct_top_k(principal, space, query_vectors[query], hnsw=True, depth=depth)
+            deep_found, deep_ms, _ = direct_top_k(principal, space, recall_vectors[query], hnsw=True, depth=depth)
             modes["sql hnsw deep"].append(deep_ms)
             deep_hits += len(set(exact_ids) & {i for i, _ in deep_found})
             shared = len(set(exact_ids) & set(hnsw_ids))

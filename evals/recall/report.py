@@ -36,7 +36,9 @@ def fusion_configuration() -> dict:
     """The fusion settings in force (recall.fusion), recorded in every report."""
     from django.conf import settings
 
-    return {"rrf_k": settings.RECALL_RRF_K, "rrf_weights": dict(settings.RECALL_RRF_WEIGHTS),
+    from recall.query_text import QUERY_TEXT_VERSION
+
+    return {"query_text": QUERY_TEXT_VERSION, "rrf_k": settings.RECALL_RRF_K, "rrf_weights": dict(settings.RECALL_RRF_WEIGHTS),
             "rrf_shared_tie_arms": list(settings.RECALL_RRF_SHARED_TIE_ARMS),
             "hybrid_lexical_min_coverage": settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE,
             "expansion_seeds": settings.RECALL_EXPANSION_SEEDS,

@@ -46,7 +46,11 @@ def blend(index: int, other: int, cosine: float) -> list[float]:
 
 
 class MappedEncoder:
-    """Known texts → chosen unit vectors; anything else → ``default`` (or unavailable)."""
+    """Known texts → chosen unit vectors; anything else → ``default`` (or unavailable).
+
+    A known query's owner-perspective form (``recall.query_text``), which the retriever
+    encodes beside it, maps to the query's own vector, so the combined vector is the
+    chosen direction."""
 
     def __init__(self, mapping: Optional[dict[str, list[float]]] = None, *, default: Optional[list[float]] = None):
         self.tuple = EmbeddingTuple(provider="test", model="mapped", model_revision=uuid.uuid4().hex,
@@ -57,11 +61,14 @@ class MappedEncoder:
 
     def encode(self, texts: Sequence[str]) -> list[list[float]]:
         from recall.encoders import EncoderUnavailable
+        from recall.query_text import owner_perspective
 
         self.calls += 1
         out = []
         for text in texts:
-            vector = self.mapping.get(text, self.default)
+            vector = self.mapping.get(text)
+            if vector is None:
+                vector = next((v for known, v in self.mapping.items() if owner_perspective(known) == text), self.default)
             if vector is None:
                 raise EncoderUnavailable("unknown test text")
             out.append(list(vector))
