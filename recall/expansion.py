@@ -5,7 +5,10 @@ person — "Joris is the owner's brother" and "Joris works as a firefighter" —
 first resembles the question. After a first fusion of the lexical, structured and semantic
 arms, the top ``RECALL_EXPANSION_SEEDS`` fused candidates become *seeds*; their *siblings*
 are the other permitted originals about the same thing: the same normalised subject
-(``recall_subject_key``) or an overlapping entity ID. For each seed its
+(``recall_subject_key``) or an overlapping entity ID — a *specific* one: a subject or
+entity held by more than ``RECALL_EXPANSION_MAX_KEY_ORIGINALS`` of the owner's active
+originals (in a synthetic bank, "a bank meeting"; in a transcript, the speaker) relates
+nothing and is ignored whole, never truncated. For each seed its
 ``RECALL_EXPANSION_PER_SEED`` siblings nearest the query vector (cosine, the vector the
 semantic arm already used) are kept, so the second hop spends its votes on the sibling that
 answers the question rather than on every fact about that person. The list is ordered by
@@ -36,7 +39,7 @@ from django.db import connection
 from recall import sql
 from recall.arms import Candidate, Read
 
-POLICY = "expansion@1"  # same-subject / same-entity siblings of the fused top, by query cosine
+POLICY = "expansion@2"  # specific same-subject / same-entity siblings of the fused top, by query cosine
 
 
 def expansion_arm(historical: bool) -> str:
@@ -48,15 +51,37 @@ def expansion_arm(historical: bool) -> str:
         FROM unnest(%(seed_ids)s::uuid[]) WITH ORDINALITY AS s(id, ordinal)
         JOIN permitted p ON p.id = s.id
     ),
-    -- Every permitted original sharing a seed's subject or an entity with any seed, found
-    -- for all seeds at once (not once per seed); the few matches are paired with their
-    -- seeds below.
+    -- The seeds' keys with up to one member past the breadth bound each: a subject by its
+    -- index (memory_recon_subject), an entity through recall_entity_matches (GIN).
+    keys AS MATERIALIZED (
+        SELECT 'subject' AS kind, k.key, ARRAY(
+            SELECT m.id FROM memory_memory m
+            WHERE m.tenant_id = %(tenant_id)s AND m.principal_id = %(principal_id)s
+              AND m.recall_subject_key = k.key AND m.erased_at IS NULL AND m.status = 'active'
+            LIMIT %(key_bound)s + 1) AS members
+        FROM (SELECT DISTINCT subject_key AS key FROM seeds WHERE subject_key <> '') k
+        UNION ALL
+        SELECT 'entity', k.key, ARRAY(
+            SELECT memory_id FROM recall_entity_matches(ARRAY[k.key]::varchar[], %(key_bound)s + 1)) AS members
+        FROM (SELECT DISTINCT e AS key FROM seeds, unnest(seeds.entity_ids) AS e) k
+    ),
+    specific AS MATERIALIZED (SELECT kind, key, members FROM keys WHERE cardinality(members) <= %(key_bound)s),
+    seed_keys AS MATERIALIZED (
+        SELECT s.ordinal,
+               CASE WHEN s.subject_key IN (SELECT key FROM specific WHERE kind = 'subject') THEN s.subject_key END
+                   AS subject_key,
+               ARRAY(SELECT e FROM unnest(s.entity_ids) AS e WHERE e IN (SELECT key FROM specific WHERE kind = 'entity'))
+                   AS entity_ids
+        FROM seeds s
+    ),
+    -- Every permitted original sharing a specific key with any seed, found for all seeds at
+    -- once (not once per seed); the few matches are paired with their seeds below.
     siblings AS MATERIALIZED ({_siblings(historical)}
     ),
     pairs AS MATERIALIZED (
         SELECT s.ordinal, b.id, b.store_position, (v.embedding <=> %(query_vector)s::vector) AS distance
         FROM siblings b
-        JOIN seeds s ON (s.subject_key <> '' AND b.subject_key = s.subject_key) OR b.entity_ids && s.entity_ids
+        JOIN seed_keys s ON b.subject_key = s.subject_key OR b.entity_ids && s.entity_ids
         JOIN recall_memoryvector v
           ON v.memory_id = b.id AND v.content_revision = b.revision
          AND v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s AND v.space = %(space)s
@@ -78,28 +103,23 @@ def expansion_arm(historical: bool) -> str:
 
 
 _SIBLING_COLUMNS = "p.id, p.store_position, p.revision, p.subject_key, p.entity_ids"
-_SEED_SUBJECTS = "ARRAY(SELECT subject_key FROM seeds WHERE subject_key <> '')"
-_SEED_ENTITIES = "ARRAY(SELECT DISTINCT e FROM seeds, unnest(seeds.entity_ids) AS e)"
 _NOT_A_SEED = "NOT (p.id = ANY(%(seed_ids)s::uuid[]))"
 
 
 def _siblings(historical: bool) -> str:
-    """A current recall looks siblings up by index — the subject by equality
-    (``memory_recon_subject``), entities through ``recall_entity_matches`` (GIN, recall
-    migration 0004) — and probes each in ``permitted``; a historical one scans the
-    permitted originals (a belief revised since has no stored subject key for then)."""
+    """A current recall probes the specific keys' members (already read by index) in
+    ``permitted``; a historical one scans its permitted originals for the keys (a belief
+    revised since has no stored subject or entities for then)."""
     if historical:
         return f"""
         SELECT {_SIBLING_COLUMNS} FROM permitted p
-        WHERE (p.subject_key = ANY({_SEED_SUBJECTS}) OR p.entity_ids && {_SEED_ENTITIES})
+        WHERE (p.subject_key = ANY(ARRAY(SELECT key FROM specific WHERE kind = 'subject'))
+               OR p.entity_ids && ARRAY(SELECT key FROM specific WHERE kind = 'entity'))
           AND {_NOT_A_SEED}"""
     return f"""
-        SELECT {_SIBLING_COLUMNS} FROM permitted p
-        WHERE p.subject_key = ANY({_SEED_SUBJECTS}) AND {_NOT_A_SEED}
-        UNION
         SELECT {_SIBLING_COLUMNS}
-        FROM recall_entity_matches({_SEED_ENTITIES}::varchar[]) e
-        CROSS JOIN LATERAL (SELECT * FROM permitted p WHERE p.id = e.memory_id OFFSET 0) p
+        FROM (SELECT DISTINCT unnest(members) AS memory_id FROM specific) u
+        CROSS JOIN LATERAL (SELECT * FROM permitted p WHERE p.id = u.memory_id OFFSET 0) p
         WHERE {_NOT_A_SEED}"""
 
 
@@ -117,7 +137,8 @@ def expand(read: Read, seed_ids: Sequence[UUID], query_vector: Sequence[float], 
     with connection.cursor() as cursor:
         cursor.execute(expansion_arm(read.historical), {
             **read.params, "seed_ids": seeds, "query_vector": sql.vector_literal(query_vector), "space": space,
-            "per_seed": settings.RECALL_EXPANSION_PER_SEED, "limit": read.limit,
+            "per_seed": settings.RECALL_EXPANSION_PER_SEED, "key_bound": settings.RECALL_EXPANSION_MAX_KEY_ORIGINALS,
+            "limit": read.limit,
         })
         rows = cursor.fetchall()
     return [Candidate(id=memory_id, store_position=position, signal=float(distance))

@@ -142,9 +142,11 @@ RECALL_RRF_SHARED_TIE_ARMS = ("lexical", "structured")
 RECALL_HYBRID_LEXICAL_MIN_COVERAGE = 0.5
 # Hybrid only (recall.expansion): siblings (same subject or entity) of this many top fused
 # candidates, this many per seed, nearest the query first. Either at 0 switches the arm off
-# (it costs one pass over the owner's permitted originals: ~15 ms at 10,000 memories).
+# (indexed lookups of the seeds' keys, one probe per sibling).
 RECALL_EXPANSION_SEEDS = 5
 RECALL_EXPANSION_PER_SEED = 1
+# A subject or entity held by more of the owner's active originals than this relates nothing.
+RECALL_EXPANSION_MAX_KEY_ORIGINALS = 64
 RECALL_ENCODER = os.environ.get("RECALL_ENCODER", "minilm")  # minilm | openai
 RECALL_OPENAI_BASE_URL = os.environ.get("RECALL_OPENAI_BASE_URL", "https://api.openai.com/v1")
 RECALL_OPENAI_MODEL = os.environ.get("RECALL_OPENAI_MODEL", "text-embedding-3-small")

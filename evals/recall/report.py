@@ -42,7 +42,8 @@ def fusion_configuration() -> dict:
             "rrf_shared_tie_arms": list(settings.RECALL_RRF_SHARED_TIE_ARMS),
             "hybrid_lexical_min_coverage": settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE,
             "expansion_seeds": settings.RECALL_EXPANSION_SEEDS,
-            "expansion_per_seed": settings.RECALL_EXPANSION_PER_SEED}
+            "expansion_per_seed": settings.RECALL_EXPANSION_PER_SEED,
+            "expansion_max_key_originals": settings.RECALL_EXPANSION_MAX_KEY_ORIGINALS}
 
 
 def enable_semantic() -> None:

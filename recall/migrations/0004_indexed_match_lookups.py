@@ -14,7 +14,10 @@ recalled. Every caller probes each returned ID in ``recall.sql.permitted`` — R
 hard predicate — before any LIMIT. Where the owning role is not a superuser the policies
 still apply inside them: same rows, slower plan.
 
-Erased rows are left out here already (their document is empty anyway); nothing else is.
+Only active, unerased originals are returned (only a current recall calls these, and it
+recalls nothing else); every other predicate is the caller's. ``recall_entity_matches``
+takes an optional bound: the expansion arm asks whether an entity is specific enough to
+relate two beliefs, and needs no more than one row past its breadth bound to know.
 
 ``memory_recall_type_order`` serves the structured arm's tier-1 anchors: the newest
 permitted beliefs of one type, read in index order until the arm's limit is reached.
@@ -25,7 +28,7 @@ from django.db import migrations
 _OWNER = """
       AND m.tenant_id = NULLIF(current_setting('app.tenant_id', true), '')::uuid
       AND m.principal_id = NULLIF(current_setting('app.principal_id', true), '')::uuid
-      AND m.erased_at IS NULL"""
+      AND m.erased_at IS NULL AND m.status = 'active'"""
 
 DOCUMENT_MATCHES = f"""
 CREATE FUNCTION recall_document_matches(p_query tsquery, p_lexemes text[])
@@ -40,16 +43,17 @@ REVOKE ALL ON FUNCTION recall_document_matches(tsquery, text[]) FROM PUBLIC;
 """
 
 ENTITY_MATCHES = f"""
-CREATE FUNCTION recall_entity_matches(p_entity_ids varchar[])
+CREATE FUNCTION recall_entity_matches(p_entity_ids varchar[], p_limit integer DEFAULT NULL)
 RETURNS TABLE (memory_id uuid)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
     SELECT m.id FROM memory_memory m
     WHERE m.entity_ids && p_entity_ids{_OWNER}
+    LIMIT p_limit
 $fn$;
-REVOKE ALL ON FUNCTION recall_entity_matches(varchar[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION recall_entity_matches(varchar[], integer) FROM PUBLIC;
 """
 
-FUNCTIONS = ("recall_document_matches(tsquery, text[])", "recall_entity_matches(varchar[])")
+FUNCTIONS = ("recall_document_matches(tsquery, text[])", "recall_entity_matches(varchar[], integer)")
 
 
 def _grant(apps, schema_editor):
@@ -65,7 +69,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.RunSQL(DOCUMENT_MATCHES, "DROP FUNCTION recall_document_matches(tsquery, text[])"),
-        migrations.RunSQL(ENTITY_MATCHES, "DROP FUNCTION recall_entity_matches(varchar[])"),
+        migrations.RunSQL(ENTITY_MATCHES, "DROP FUNCTION recall_entity_matches(varchar[], integer)"),
         migrations.RunPython(_grant, migrations.RunPython.noop),
         migrations.RunSQL(
             "CREATE INDEX memory_recall_type_order ON memory_memory"

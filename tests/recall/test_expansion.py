@@ -83,7 +83,7 @@ def test_the_trace_and_candidates_record_the_expansion_in_hybrid_only(bank, sema
     dense = bank.recall(QUERY, encoder=encoder, max_items=3, channel="dense")
     with owner_context(bank.principal):
         traces = {t.id: t for t in RecallTrace.objects.filter(id__in=[hybrid.trace_id, dense.trace_id])}
-    assert traces[hybrid.trace_id].policy == "recall@1+semantic@2+expansion@1"
+    assert traces[hybrid.trace_id].policy == "recall@1+semantic@2+expansion@2"
     assert answer in traces[hybrid.trace_id].candidate_ids
     assert traces[dense.trace_id].policy == "recall@1+semantic@2"
     assert answer not in dense.stages.candidate_ids
@@ -116,6 +116,28 @@ def test_an_entity_makes_a_sibling_and_seeds_are_never_siblings(bank, semantic_o
         bank.vector(memory_id, basis(0), encoder)
     semantic_on.RECALL_EXPANSION_PER_SEED = 5
     assert [c.id for c in _expand(bank, [seed, other_seed], encoder)] == [sibling]
+
+
+@pytest.mark.parametrize("as_of", [None, NOW])
+@pytest.mark.parametrize("kind", ["subject", "entity"])
+def test_a_key_held_by_more_originals_than_the_bound_relates_nothing(bank, semantic_on, kind, as_of):
+    """Bound 3: a key held by 3 active originals relates them; by 4, it is ignored whole
+    (never truncated to some of its members), in current and historical recall alike."""
+    encoder = MappedEncoder({QUERY: basis(0)})
+    semantic_on.RECALL_EXPANSION_MAX_KEY_ORIGINALS = 3
+    semantic_on.RECALL_EXPANSION_PER_SEED = 5
+    shared = {"subject": "Kees"} if kind == "subject" else {"entity_ids": ("person:kees",)}
+
+    def member(n: int):
+        extra = {} if kind == "subject" else {"subject": f"fact {n}"}
+        memory_id = bank.add(f"Kees fact {n}.", **shared, **extra)
+        bank.vector(memory_id, blend(0, 5 + n, 0.9 - n * 0.1), encoder)
+        return memory_id
+
+    seed, first, second = member(0), member(1), member(2)
+    assert [c.id for c in _expand(bank, [seed], encoder, as_of=as_of)] == [first, second]
+    member(3)  # now 4 hold the key
+    assert _expand(bank, [seed], encoder, as_of=as_of) == []
 
 
 def test_a_sibling_counts_only_with_a_vector_of_its_current_revision(bank, semantic_on):
