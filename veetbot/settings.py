@@ -145,8 +145,9 @@ RECALL_HYBRID_LEXICAL_MIN_COVERAGE = 0.5
 # (indexed lookups of the seeds' keys, one probe per sibling).
 RECALL_EXPANSION_SEEDS = 5
 RECALL_EXPANSION_PER_SEED = 1
-# A subject or entity held by more of the owner's active originals than this relates nothing.
-RECALL_EXPANSION_MAX_KEY_ORIGINALS = 64
+# A subject or entity held by more of the owner's active originals than this relates nothing
+# (and would cost a vector comparison per holder).
+RECALL_EXPANSION_MAX_KEY_ORIGINALS = 512
 RECALL_ENCODER = os.environ.get("RECALL_ENCODER", "minilm")  # minilm | openai
 RECALL_OPENAI_BASE_URL = os.environ.get("RECALL_OPENAI_BASE_URL", "https://api.openai.com/v1")
 RECALL_OPENAI_MODEL = os.environ.get("RECALL_OPENAI_MODEL", "text-embedding-3-small")

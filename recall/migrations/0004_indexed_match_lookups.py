@@ -26,18 +26,25 @@ from django.conf import settings
 from django.db import migrations
 
 _OWNER = """
-      AND m.tenant_id = NULLIF(current_setting('app.tenant_id', true), '')::uuid
-      AND m.principal_id = NULLIF(current_setting('app.principal_id', true), '')::uuid
-      AND m.erased_at IS NULL AND m.status = 'active'"""
+              AND m.tenant_id = NULLIF(current_setting('app.tenant_id', true), '')::uuid
+              AND m.principal_id = NULLIF(current_setting('app.principal_id', true), '')::uuid
+              AND m.erased_at IS NULL AND m.status = 'active'"""
 
+# PL/pgSQL with EXECUTE ... USING: each call is planned for its own values. A SQL function
+# is planned once for any value, and that generic plan scanned the whole table (a lexeme
+# or entity of unknown frequency under a LIMIT looks cheapest to find by a sequential scan).
 DOCUMENT_MATCHES = f"""
 CREATE FUNCTION recall_document_matches(p_query tsquery, p_lexemes text[])
 RETURNS TABLE (memory_id uuid, store_position bigint, coverage integer)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
-    SELECT m.id, m.store_position,
-           length(m.recall_document) - length(ts_delete(m.recall_document, p_lexemes))
-    FROM memory_memory m
-    WHERE m.recall_document @@ p_query{_OWNER}
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+BEGIN
+    RETURN QUERY EXECUTE $q$
+        SELECT m.id, m.store_position,
+               length(m.recall_document) - length(ts_delete(m.recall_document, $2))
+        FROM memory_memory m
+        WHERE m.recall_document @@ $1{_OWNER}
+    $q$ USING p_query, p_lexemes;
+END
 $fn$;
 REVOKE ALL ON FUNCTION recall_document_matches(tsquery, text[]) FROM PUBLIC;
 """
@@ -45,10 +52,14 @@ REVOKE ALL ON FUNCTION recall_document_matches(tsquery, text[]) FROM PUBLIC;
 ENTITY_MATCHES = f"""
 CREATE FUNCTION recall_entity_matches(p_entity_ids varchar[], p_limit integer DEFAULT NULL)
 RETURNS TABLE (memory_id uuid)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
-    SELECT m.id FROM memory_memory m
-    WHERE m.entity_ids && p_entity_ids{_OWNER}
-    LIMIT p_limit
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+BEGIN
+    RETURN QUERY EXECUTE $q$
+        SELECT m.id FROM memory_memory m
+        WHERE m.entity_ids && $1{_OWNER}
+        LIMIT $2
+    $q$ USING p_entity_ids, p_limit;
+END
 $fn$;
 REVOKE ALL ON FUNCTION recall_entity_matches(varchar[], integer) FROM PUBLIC;
 """
