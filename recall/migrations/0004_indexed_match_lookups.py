@@ -10,14 +10,19 @@ migrating role — the pattern of ``reconsolidation_neighbours`` and
 ``authenticate_owner_token`` — and apply the RLS policies' own owner predicate from the same
 transaction-local settings. They take no owner argument and return IDs (and, for text, the
 match's store position and query-term coverage) only; they decide nothing about what may be
-recalled. Every caller probes each returned ID in ``recall.sql.permitted`` — RLS and every
-hard predicate — before any LIMIT. Where the owning role is not a superuser the policies
+recalled. Every returned ID that becomes a candidate is first probed in
+``recall.sql.permitted`` — RLS and every hard predicate — before any candidate LIMIT. Where the owning role is not a superuser the policies
 still apply inside them: same rows, slower plan.
 
 Only active, unerased originals are returned (only a current recall calls these, and it
 recalls nothing else); every other predicate is the caller's. ``recall_entity_matches``
 takes an optional bound: the expansion arm asks whether an entity is specific enough to
-relate two beliefs, and needs no more than one row past its breadth bound to know.
+relate two beliefs, and needs no more than one row past its breadth bound to know (breadth
+is counted over the owner's active originals, not over what one request may see).
+
+PL/pgSQL ``EXECUTE ... USING`` plans each call for its own values: as SQL functions they
+were planned once for any value, and that generic plan scanned the whole table (under a
+LIMIT, a lexeme or entity of unknown frequency looks cheapest to find sequentially).
 
 ``memory_recall_type_order`` serves the structured arm's tier-1 anchors: the newest
 permitted beliefs of one type, read in index order until the arm's limit is reached.
@@ -30,9 +35,6 @@ _OWNER = """
               AND m.principal_id = NULLIF(current_setting('app.principal_id', true), '')::uuid
               AND m.erased_at IS NULL AND m.status = 'active'"""
 
-# PL/pgSQL with EXECUTE ... USING: each call is planned for its own values. A SQL function
-# is planned once for any value, and that generic plan scanned the whole table (a lexeme
-# or entity of unknown frequency under a LIMIT looks cheapest to find by a sequential scan).
 DOCUMENT_MATCHES = f"""
 CREATE FUNCTION recall_document_matches(p_query tsquery, p_lexemes text[])
 RETURNS TABLE (memory_id uuid, store_position bigint, coverage integer)
