@@ -221,6 +221,8 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     args.channels = [c.strip() for c in args.channels.split(",") if c.strip()]
     if not args.channels or any(c not in CHANNELS for c in args.channels):
         parser.error("--channels must be a comma-separated subset of sparse,dense,hybrid")
+    if not args.data.is_file():
+        parser.error(f"--data {args.data}: no such file (the LoCoMo data is read from where it lies, never copied)")
     return args
 
 
