@@ -189,23 +189,13 @@ def direct_top_k(principal, space: str, vector: Sequence[float], *, hnsw: bool, 
     return ids, elapsed, plan
 
 
-ANALYZED_TABLES = ("memory_memory", "recall_memoryvector", "memory_memorysource")
-
-
 def analyze_tables() -> float:
-    """ANALYZE the tables recall reads, as the schema owner (the runtime role may not).
+    """ANALYZE the tables recall reads, as the import and backfill commands do after a bulk
+    write (``veetbot.statistics``): the benchmark times recall at steady state. Returns the
+    seconds taken."""
+    from veetbot import statistics
 
-    The benchmark times recall at steady state. Right after a bulk import into tables that
-    were never analyzed, the planner has no statistics until autovacuum's first pass (up
-    to a minute later): every owner-prefixed index then looks as cheap as the primary key,
-    and the semantic arm's per-vector probes took 100-400 ms at 1,000 memories. Returns
-    the seconds taken."""
-    from django.db import connections
-
-    began = time.perf_counter()
-    with connections["owner"].cursor() as cursor:
-        cursor.execute("ANALYZE " + ", ".join(ANALYZED_TABLES))
-    return round(time.perf_counter() - began, 2)
+    return statistics.analyze(statistics.ORIGINALS + statistics.VECTORS)
 
 
 def statements_per_recall(call) -> int:

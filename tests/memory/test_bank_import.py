@@ -24,7 +24,7 @@ from memory.models import ChangeJournal, Event, EventPart, Memory, MemoryRevisio
 from memory.vocabulary import (
     AUTHORITIES, BELIEF_TYPES, CLAIM_KINDS, DERIVATIONS, EVENT_KINDS, POLARITIES, SENSITIVITIES, STATUSES,
 )
-from tests.conftest import new_principal
+from tests.conftest import WITH_OWNER_ALIAS, new_principal
 from tests.memory import bank_docs as docs
 from veetbot.rls import owner_context
 
@@ -716,6 +716,7 @@ def command(*args) -> tuple[str, str]:
     return out.getvalue(), err.getvalue()
 
 
+@WITH_OWNER_ALIAS
 def test_command_json_prints_exactly_the_counts(db, principal, doc, tmp_path):
     out, err = command(write(tmp_path, doc), "--owner", principal.label, "--json")
     result = json.loads(out)
@@ -724,6 +725,7 @@ def test_command_json_prints_exactly_the_counts(db, principal, doc, tmp_path):
     assert isinstance(result["seconds"], float) and err == ""
 
 
+@WITH_OWNER_ALIAS
 def test_command_reimport_prints_zero_counts(db, principal, doc, tmp_path):
     path = write(tmp_path, doc)
     command(path, "--owner", principal.label)
@@ -731,11 +733,13 @@ def test_command_reimport_prints_zero_counts(db, principal, doc, tmp_path):
     assert {k: v for k, v in result.items() if k != "seconds"} == {"memories": 0, "events": 0, "sessions": 0, "people": 0}
 
 
+@WITH_OWNER_ALIAS
 def test_command_prints_a_summary_without_json(db, principal, doc, tmp_path):
     out, _ = command(write(tmp_path, doc), "--owner", principal.label)
     assert out.startswith(f"Imported into {principal.label}: 3 memories, 3 events, 2 sessions, 1 people")
 
 
+@WITH_OWNER_ALIAS
 def test_command_update_option_revises(db, principal, doc, tmp_path):
     command(write(tmp_path, doc), "--owner", principal.label)
     doc["memories"][0]["confidence"] = 0.4
@@ -743,6 +747,7 @@ def test_command_update_option_revises(db, principal, doc, tmp_path):
     assert result["memories"] == 1
 
 
+@WITH_OWNER_ALIAS
 def test_command_reads_standard_input_for_dash(db, principal, doc, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(docs.dumps(doc))))
     result = json.loads(command("-", "--owner", principal.label, "--json")[0])
@@ -790,6 +795,7 @@ class _Terminal(io.StringIO):
         return True
 
 
+@WITH_OWNER_ALIAS
 def test_command_draws_progress_only_on_a_terminal(db, principal, doc, tmp_path):
     quiet = io.StringIO()
     call_command("import_memory_bank", write(tmp_path, doc), "--owner", principal.label, stdout=io.StringIO(),

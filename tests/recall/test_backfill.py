@@ -21,6 +21,7 @@ from recall.backfill import backfill_vectors, vectors_due
 from recall.domain import memory_text
 from recall.encoders import EncoderUnavailable, OpenAIEncoder
 from recall.models import MemoryVector
+from tests.conftest import WITH_OWNER_ALIAS
 from tests.factories import T0, make_memory, make_owner
 from tests.recall.test_encoders import KEY, EmbeddingServer, minilm_encoder
 from tests.recall.test_vectors import HashEncoder, bulk_memories
@@ -342,6 +343,7 @@ def run(*args):
     return out.getvalue(), err.getvalue()
 
 
+@WITH_OWNER_ALIAS
 def test_command_uses_the_configured_encoder_even_while_semantic_recall_is_off(db, settings, remote_encoder):
     settings.AGENT_MEMORY_SEMANTIC_ENABLED = False
     principal = owner_with(3)
@@ -353,6 +355,7 @@ def test_command_uses_the_configured_encoder_even_while_semantic_recall_is_off(d
     assert err == ""  # no progress bar when stderr is not a terminal
 
 
+@WITH_OWNER_ALIAS
 def test_command_honours_batch_and_limit(db, remote_encoder):
     principal = owner_with(5)
     out, _ = run("--owner", principal.label, "--json", "--batch", "2", "--limit", "3")
@@ -360,12 +363,14 @@ def test_command_honours_batch_and_limit(db, remote_encoder):
     assert (json.loads(out)["embedded"], json.loads(out)["remaining"]) == (3, 2)
 
 
+@WITH_OWNER_ALIAS
 def test_command_prints_a_human_summary(db, remote_encoder):
     principal = owner_with(1)
     out, _ = run("--owner", principal.label)
     assert out.startswith(f"Embedded 1 originals of {principal.label}")
 
 
+@WITH_OWNER_ALIAS
 def test_command_draws_progress_on_a_terminal(db, remote_encoder, monkeypatch):
     principal = owner_with(3)
 
@@ -394,6 +399,7 @@ def test_command_refuses_a_malformed_owner(db):
         run("--owner", "not-an-owner")
 
 
+@WITH_OWNER_ALIAS
 @pytest.mark.slow
 def test_minilm_backfill_makes_the_owners_memories_searchable(db, settings):
     settings.RECALL_ENCODER = "minilm"

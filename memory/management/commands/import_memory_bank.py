@@ -2,7 +2,8 @@
 ``memory.bank.memory_bank_import``.
 
 Refusals print one ``path: problem`` line per problem on stderr (nothing else) and exit
-with status 1; nothing is written. A progress bar goes to stderr only when stderr is a
+with status 1; nothing is written. After an import that wrote rows the originals' tables
+are analysed (``veetbot.statistics``). A progress bar goes to stderr only when stderr is a
 terminal, so pipes and logs stay clean.
 """
 import json
@@ -13,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memory.bank import memory_bank_import
 from memory.errors import Invalid
 from memory.management.commands._owner_option import parse_owner
+from veetbot import statistics
 from veetbot.progress import ProgressBar
 
 
@@ -45,6 +47,8 @@ class Command(BaseCommand):
             raise
         if bar:
             bar.close()
+        if counts.memories or counts.events:
+            statistics.analyze(statistics.ORIGINALS)  # the next recall is planned for the new rows
         if options["json"]:
             self.stdout.write(json.dumps(counts.model_dump()))
         else:

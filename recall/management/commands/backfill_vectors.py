@@ -7,7 +7,8 @@ semantic recall on, and running this command is that explicit decision. (The sch
 Celery task, by contrast, does nothing while semantic recall is off.)
 
 A progress bar goes to stderr only when stderr is a terminal. If the encoder fails, the
-batches already written stay written, the reason (content-free) goes to stderr and the
+batches already written stay written (and, like a finished run that embedded anything, are
+analysed for the planner: ``veetbot.statistics``), the reason (content-free) goes to stderr and the
 exit status is 1; running the command again continues with the oldest originals left.
 """
 import json
@@ -17,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memory.management.commands._owner_option import parse_owner
 from recall.backfill import backfill_vectors
 from recall.encoders import EncoderUnavailable, load_encoder
+from veetbot import statistics
 from veetbot.progress import ProgressBar
 
 
@@ -53,6 +55,8 @@ class Command(BaseCommand):
         finally:
             if bar is not None:
                 bar.close()
+        if report.embedded:
+            statistics.analyze(statistics.VECTORS)  # the next recall is planned for the new vectors
         if options["json"]:
             self.stdout.write(json.dumps(report.summary()))
         else:
