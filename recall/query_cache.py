@@ -1,8 +1,8 @@
 """A bounded, short-lived cache of query vectors (the local semantic query lookup).
 
 A query's vector is computed from the query and its owner-perspective form
-(``recall.query_text``), encoded in one call. Keyed by a SHA-256 of the complete query text, the recall policy string and the
-embedding space, so a vector is reused only for the identical query under the identical
+(``recall.query_text``), encoded in one call. Keyed by a SHA-256 of the complete query
+text, the recall policy string and the embedding space, so a vector is reused only for the identical query under the identical
 policy in the identical space. It holds vectors and digests only: never a query in
 clear, never source content (originals are resolved on every recall).
 

@@ -13,7 +13,7 @@ For each size N:
    encoder behind a content cache: the generator's memory k says the same thing at every
    size, so each distinct memory text is encoded once per run (or once ever with
    ``--vector-cache``) and the stored vectors are the encoder's own; then ANALYZE of the
-   tables recall reads, as autovacuum would do within a minute (``analyze_tables``);
+   tables recall reads, as the import and backfill commands do (``veetbot.statistics``);
 3. ``--queries`` deterministic queries (≥ 50) built from the generator's vocabulary, each
    timed once per mode through ``recall.retriever.recall`` at 20 items / 2,000 tokens:
    ``sparse``; ``dense`` and ``hybrid`` *with* query encoding (the query-vector cache is
@@ -189,15 +189,6 @@ def direct_top_k(principal, space: str, vector: Sequence[float], *, hnsw: bool, 
     return ids, elapsed, plan
 
 
-def analyze_tables() -> float:
-    """ANALYZE the tables recall reads, as the import and backfill commands do after a bulk
-    write (``veetbot.statistics``): the benchmark times recall at steady state. Returns the
-    seconds taken."""
-    from veetbot import statistics
-
-    return statistics.analyze(statistics.ORIGINALS + statistics.VECTORS)
-
-
 def statements_per_recall(call) -> int:
     """How many SQL statements one call sends (round trips besides BEGIN/COMMIT)."""
     from django.db import connection
@@ -271,6 +262,7 @@ def run(args: argparse.Namespace) -> dict:
     from recall.arms import arm_limit
     from recall.backfill import backfill_vectors
     from recall.domain import RecallRequest
+    from veetbot import statistics
     from veetbot.identity import Principal
 
     started_at = datetime.now(timezone.utc)
@@ -334,7 +326,7 @@ def run(args: argparse.Namespace) -> dict:
         load_before = os.getloadavg()
         principal, main_owner = owner(f"{size}", size, LOAD_SEED)
         _, other_owner = owner(f"{size}-other", min(size, args.other_owner_cap), OTHER_SEED)
-        analyzed_s = analyze_tables()
+        analyzed_s = statistics.analyze(statistics.ORIGINALS + statistics.VECTORS)  # steady state, as after an import
         modes = {"sparse": [], "dense+encode": [], "dense": [], "hybrid+encode": [], "hybrid": [],
                  "dense exact": [], "dense hnsw": [], "sql exact": [], "sql hnsw": [], "sql hnsw deep": []}
         agreement_hits = agreement_total = 0
