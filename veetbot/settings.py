@@ -125,6 +125,9 @@ MEMORY_DECAY_UNUSED_DAYS = env_int("MEMORY_DECAY_UNUSED_DAYS", 30)
 MEMORY_DECAY_FACTOR = float(os.environ.get("MEMORY_DECAY_FACTOR", "0.9"))
 MEMORY_DECAY_FLOOR = float(os.environ.get("MEMORY_DECAY_FLOOR", "0.2"))
 IMPORT_BATCH_ROWS = 2000
+# An import of more than one batch analyses its tables after the first (veetbot.statistics);
+# it waits this long for another transaction's ANALYZE lock, then goes on without.
+IMPORT_ANALYZE_LOCK_MS = 1000
 
 # --- Recall ---------------------------------------------------------------------------
 RECALL_MAX_ITEMS = 20  # default item budget of one recall
@@ -159,7 +162,7 @@ RECALL_BACKFILL_BATCH_ITEMS = 64
 # Beat backfill (only when a broker is configured and semantic recall is on):
 RECALL_BACKFILL_INTERVAL_SECONDS = float(os.environ.get("RECALL_BACKFILL_INTERVAL_SECONDS", 600))
 RECALL_BACKFILL_MAX_ITEMS_PER_OWNER = env_int("RECALL_BACKFILL_MAX_ITEMS_PER_OWNER", 2000)
-RECALL_HNSW_EF_SEARCH = 100
+RECALL_HNSW_EF_SEARCH = env_int("RECALL_HNSW_EF_SEARCH", 100)  # HNSW candidate list per scan step
 RECALL_HNSW_MAX_SCAN_TUPLES = 20000
 # Below this many vectors for an owner, exact search is used (set by measurement).
 RECALL_EXACT_SEARCH_MAX_VECTORS = int(os.environ.get("RECALL_EXACT_SEARCH_MAX_VECTORS", 20000))

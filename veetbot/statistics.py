@@ -7,13 +7,17 @@ as cheap as the primary key, and recall's per-ID probes took 100-400 ms at 1,000
 ANALYZE what they wrote. The runtime role owns no table and may not analyse one, so this
 runs on the schema owner's connection (the ``owner`` alias migrations use); ANALYZE reads a
 sample of rows to compute statistics and returns nothing.
+
+A bulk import also needs statistics *while* it writes: its foreign-key checks are planned
+from them (``analyze_import_tables``, memory migration 0005).
 """
 from __future__ import annotations
 
 import time
 from typing import Sequence
 
-from django.db import connections
+from django.conf import settings
+from django.db import connection, connections
 
 ORIGINALS = ("memory_memory", "memory_memorysource", "memory_event")
 VECTORS = ("recall_memoryvector",)
@@ -28,3 +32,12 @@ def analyze(tables: Sequence[str]) -> float:
     with connections["owner"].cursor() as cursor:
         cursor.execute("ANALYZE " + ", ".join(tables))
     return round(time.perf_counter() - began, 2)
+
+
+def analyze_import_tables() -> bool:
+    """ANALYZE, inside the caller's (the import's) transaction, the tables its foreign-key
+    checks read, counting the rows it has written so far; False when another transaction
+    held them past ``IMPORT_ANALYZE_LOCK_MS`` (nothing analysed, nothing else changed)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT memory_import_analyze(%s)", [int(settings.IMPORT_ANALYZE_LOCK_MS)])
+        return bool(cursor.fetchone()[0])

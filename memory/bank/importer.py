@@ -54,6 +54,7 @@ from memory.errors import Conflict, Invalid
 from memory.models import Event, EventPart, Memory, MemorySource, Person, Rejection, Session
 from memory.services.originals import REJECTED_CLAIM, apply_content_change, insert_memories
 from memory.services.owner_state import lock_owner
+from veetbot import statistics
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -150,6 +151,19 @@ def _quiet(stage: str, done: int, total: int) -> None:
     pass
 
 
+def _analyze_after_first_batch(done: int, total: int) -> None:
+    """After the first of several batches, give the planner statistics that count them.
+
+    The foreign-key checks of the batches to come are planned from ``memory_memory``'s (and
+    the event tables') statistics. Without any for this owner they were served from an
+    owner-prefixed index filtered on ID — each check reading every row written so far, so a
+    100,000-belief import into a fresh database ran for tens of minutes (memory migration
+    0005). A single-batch import is too small to matter and skips it.
+    """
+    if done == settings.IMPORT_BATCH_ROWS and total > done:
+        statistics.analyze_import_tables()
+
+
 def _check_references_immediately(immediate: bool) -> None:
     """Check the owner-bound foreign keys (deferred until commit by default) statement by
     statement, while the rows they lock are fresh in shared buffers.
@@ -157,7 +171,10 @@ def _check_references_immediately(immediate: bool) -> None:
     Measured on the embedded server: with the checks left to COMMIT, a 50k-memory import
     committed in 7 s but a 100k one was still committing after 10 minutes (every check
     re-reads and re-dirties, for its FOR KEY SHARE lock, a row written long before); with
-    immediate checks the whole 100k import took 6 minutes. Writes below go in dependency
+    immediate checks the whole 100k import took 6 minutes. (Both numbers predate the
+    statistics taken after the first batch, ``_analyze_after_first_batch``: the checks were
+    then planned as owner-prefix scans, which may have been most of that cost; the deferred
+    variant was not measured again.) Writes below go in dependency
     order, so an immediate check cannot fail where a deferred one would pass. The setting
     is switched back because it would outlive this block in an outer transaction (a
     savepoint rollback restores it on error).
@@ -404,6 +421,7 @@ def _write(principal: Principal, plan: _Plan, now: datetime, problems: Problems,
             for r in chunk for n, (part_id, text) in enumerate(r.parts)
         ], EventPart._meta.db_table)
         done += len(chunk)
+        _analyze_after_first_batch(done, len(plan.new_events))
         progress("events", done, len(plan.new_events))
 
     # insert_memories sorts each call by (created_at, id); sorting the whole set first and
@@ -424,6 +442,7 @@ def _write(principal: Principal, plan: _Plan, now: datetime, problems: Problems,
     for chunk in _batched(new, size):
         _guarded_insert(create, [(f"{r.path}.id", r) for r in chunk], Memory._meta.db_table)
         done += len(chunk)
+        _analyze_after_first_batch(done, len(new))
         progress("memories", done, len(new))
 
     for n, record in enumerate(plan.revised_memories, 1):
