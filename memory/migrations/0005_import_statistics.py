@@ -6,10 +6,11 @@ principal_id = $2 AND id = $3``. While ``memory_memory`` has no statistics for t
 owner — a new database, or a table whose statistics show only other owners — the planner
 takes the owner's two columns for rare and serves the check from any index that starts with
 them (``memory_status_expiry``), filtering on ``id``: every check reads every row the owner
-has so far, and an import of 100,000 beliefs into a fresh database was still inserting
-sources after 20 minutes (measured with the recall load benchmark; ``perf`` showed the
-backend in ``heap_hot_search_buffer``, ``pg_stat_user_indexes`` two billion tuples read
-through ``memory_status_expiry`` and ``memory_recall_type_order``). After an ANALYZE that
+has so far, and an import of 100,000 beliefs into a new database was still writing after
+7.5 minutes when stopped (78 s with this function; measured with the recall load benchmark
+and ``import_memory_bank``; ``perf`` showed the backend in ``heap_hot_search_buffer``,
+``pg_stat_user_indexes`` two billion tuples read through ``memory_status_expiry`` and
+``memory_recall_type_order``). After an ANALYZE that
 counts the rows written so far, the same check is a primary-key probe.
 
 An ANALYZE run by another connection cannot see the import's uncommitted rows, so the
