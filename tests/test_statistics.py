@@ -8,11 +8,15 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import connections
+from django.db import connection, connections
 
+from memory.bank import memory_bank_import
+from memory.models import Memory
 from tests.conftest import WITH_OWNER_ALIAS, new_principal
+from tests.memory import bank_docs as docs
 from tests.recall.helpers import MappedEncoder
 from veetbot import statistics
+from veetbot.rls import owner_context
 
 DEMO_BANK = Path(__file__).resolve().parents[1] / "evals" / "fixtures" / "demo-bank.json"
 
@@ -53,16 +57,10 @@ def test_only_the_tables_it_names_can_be_analysed(db):
 # -- statistics inside a bulk import (memory migration 0005) ------------------------------
 
 def _small_bank_bytes() -> bytes:
-    from tests.memory import bank_docs as docs
-
     return docs.dumps(docs.small_bank())  # 3 events and 3 memories
 
 
 def _analyses_during_import(principal, batch_rows: int, settings) -> int:
-    from django.db import connection
-
-    from memory.bank import memory_bank_import
-
     settings.IMPORT_BATCH_ROWS = batch_rows
     calls = []
 
@@ -95,8 +93,6 @@ def _key_check_plan(principal) -> str:
 
 def test_after_a_multi_batch_import_into_an_unanalysed_table_key_checks_probe_by_id(live_db, settings):
     """Without the in-import analysis this check filtered the owner's rows (memory_status_expiry)."""
-    from memory.bank import memory_bank_import
-
     statistics.analyze(statistics.ORIGINALS)  # empty: no column statistics at all
     principal = new_principal()
     settings.IMPORT_BATCH_ROWS = 100
@@ -107,8 +103,6 @@ def test_after_a_multi_batch_import_into_an_unanalysed_table_key_checks_probe_by
 
 @WITH_OWNER_ALIAS
 def test_a_held_statistics_lock_is_waited_for_only_up_to_its_bound(settings):
-    from django.db import connection
-
     settings.IMPORT_ANALYZE_LOCK_MS = 200
     with connections["owner"].cursor() as cursor:
         cursor.execute("LOCK TABLE memory_memory IN SHARE UPDATE EXCLUSIVE MODE")  # as a concurrent ANALYZE holds it
@@ -125,10 +119,6 @@ def test_a_held_statistics_lock_is_waited_for_only_up_to_its_bound(settings):
 
 @WITH_OWNER_ALIAS
 def test_a_multi_batch_import_goes_on_when_the_statistics_lock_is_held(settings):
-    from memory.bank import memory_bank_import
-    from memory.models import Memory
-    from veetbot.rls import owner_context
-
     settings.IMPORT_ANALYZE_LOCK_MS = 50
     settings.IMPORT_BATCH_ROWS = 2
     with connections["owner"].cursor() as cursor:
@@ -137,4 +127,3 @@ def test_a_multi_batch_import_goes_on_when_the_statistics_lock_is_held(settings)
     counts = memory_bank_import(principal=principal, data=_small_bank_bytes())
     with owner_context(principal):
         assert counts.memories == Memory.objects.count() == 3
-

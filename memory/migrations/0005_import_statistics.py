@@ -10,8 +10,8 @@ has so far, and an import of 100,000 beliefs into a new database was still writi
 7.5 minutes when stopped (78 s with this function; measured with the recall load benchmark
 and ``import_memory_bank``; ``perf`` showed the backend in ``heap_hot_search_buffer``,
 ``pg_stat_user_indexes`` two billion tuples read through ``memory_status_expiry`` and
-``memory_recall_type_order``). After an ANALYZE that
-counts the rows written so far, the same check is a primary-key probe.
+``memory_recall_type_order``). After an ANALYZE that counts the rows written so far, the
+same check is a primary-key probe.
 
 An ANALYZE run by another connection cannot see the import's uncommitted rows, so the
 importer calls this function after its first batch. ANALYZE counts rows inserted by its own
