@@ -24,6 +24,7 @@ from uuid import UUID, uuid4
 from django.conf import settings
 from django.db import connection
 
+from memory.models import Memory
 from memory.services.owner_state import lock_owner
 from reconsolidation import bounds, sql
 from reconsolidation.domain import JobLease
@@ -190,6 +191,10 @@ def claim_due(
         if job is None:
             latest = jobs.select_for_update().order_by("-due_day").first()
             today = due_day_for(now)
+            if latest is None and not Memory.objects.exists():
+                # A new owner's first generation waits for its first original: an empty
+                # generation would complete the day and leave a same-day import to tomorrow.
+                return None
             if latest is None or latest.due_day < today:
                 job = _new_job(principal, today, latest, now)
             elif ReconsolidationGroup.objects.filter(policy=bounds.POLICY, state__in=GROUP_ACTIVE_STATES).exists():

@@ -45,6 +45,16 @@ def test_claim_creates_one_durable_job_and_a_single_live_lease(bank, enabled, st
         assert ReconsolidationJob.objects.count() == 1
 
 
+def test_a_new_owner_gets_no_job_before_its_first_original_so_a_same_day_import_is_dreamt_today(db, enabled, store, day_one):
+    principal, _ = make_owner()
+    assert store.claim_due(principal, lease_owner="w1", now=day_one) is None
+    with owner_context(principal):
+        assert ReconsolidationJob.objects.count() == 0
+    original(principal, "The owner prefers Celsius.", subject="units")
+    lease = store.claim_due(principal, lease_owner="w1", now=day_one + timedelta(minutes=5))
+    assert lease is not None and lease.due_day == day_one.date() and lease.generation == 1
+
+
 def test_an_expired_lease_is_a_crash_and_another_worker_takes_over(bank, enabled, store, day_one):
     principal, *_ = bank
     first = store.claim_due(principal, lease_owner="crashed", now=day_one)
