@@ -332,3 +332,18 @@ def get_encoder() -> Optional[Encoder]:
     if not settings.AGENT_MEMORY_SEMANTIC_ENABLED:
         return None
     return load_encoder()
+
+
+def warm_up() -> bool:
+    """Load the local encoder now (a serving process, at start) so that the first semantic
+    search does not pay the model load. A remote encoder is not called: warming it would
+    send a request. False when semantic recall is off, the encoder is remote or it failed
+    (recall then falls back to sparse and says so, as it would on the first search)."""
+    encoder = get_encoder()
+    if not isinstance(encoder, MiniLMEncoder):
+        return False
+    try:
+        encoder.load()
+    except EncoderUnavailable:
+        return False
+    return True

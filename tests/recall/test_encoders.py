@@ -285,6 +285,18 @@ def test_get_encoder_selects_minilm_without_loading_it(settings):
     assert encoder.tuple.provider == "local"
 
 
+def test_a_serving_process_warms_only_a_local_encoder_and_only_with_semantic_recall_on(settings):
+    settings.AGENT_MEMORY_SEMANTIC_ENABLED = False
+    assert encoders.warm_up() is False
+    settings.AGENT_MEMORY_SEMANTIC_ENABLED = True
+    settings.RECALL_ENCODER = "openai"  # warming a remote encoder would send a request
+    settings.RECALL_OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
+    assert encoders.warm_up() is False
+    settings.RECALL_ENCODER = "minilm"
+    assert encoders.warm_up() is True
+    assert get_encoder().loaded
+
+
 def test_an_unknown_encoder_name_is_unavailable(settings):
     settings.AGENT_MEMORY_SEMANTIC_ENABLED = True
     settings.RECALL_ENCODER = "word2vec"
