@@ -10,6 +10,7 @@ import uuid
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+from django.db.models import Q
 from pgvector.django import VectorField
 
 EMBEDDING_DIMENSIONS = 384
@@ -28,12 +29,14 @@ class MemoryVector(models.Model):
     principal_id = models.UUIDField()
     memory = models.ForeignKey("memory.Memory", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
     content_revision = models.PositiveIntegerField()
-    space = models.CharField(max_length=64)
-    provider = models.CharField(max_length=40)
-    model = models.CharField(max_length=200)
-    model_revision = models.CharField(max_length=100)
+    space = models.CharField(max_length=64)  # a SHA-256 hex digest
+    # The tuple as the encoder names it (an operator sets RECALL_OPENAI_MODEL to anything):
+    # unbounded, so no configuration can fail a write (migration 0005).
+    provider = models.CharField()
+    model = models.CharField()
+    model_revision = models.CharField()
     dimensions = models.PositiveSmallIntegerField()
-    text_version = models.CharField(max_length=40)
+    text_version = models.CharField()
     text_sha256 = models.CharField(max_length=64)
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS)
     created_at = models.DateTimeField()
@@ -43,14 +46,19 @@ class MemoryVector(models.Model):
 
 
 class RecallTrace(models.Model):
-    """What one recall did, without what it read: policy, mode, channel and opaque IDs."""
+    """What one recall did, without what it read: policy, mode, channel and opaque IDs.
+
+    ``policy`` is the list of registered tags of the stages that ran (``recall.policy``),
+    never empty. The other short codes come from closed vocabularies (``recall.domain``)
+    whose longest member a test holds against each column (tests/test_bounded_columns.py).
+    """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     tenant_id = models.UUIDField()
     principal_id = models.UUIDField()
     created_at = models.DateTimeField()
     surface = models.CharField(max_length=20)  # api | cli | eval | context
-    policy = models.CharField(max_length=40)
+    policy = ArrayField(models.TextField())
     selection_mode = models.CharField(max_length=20)
     channel = models.CharField(max_length=10)
     requested_channel = models.CharField(max_length=10)
@@ -67,3 +75,6 @@ class RecallTrace(models.Model):
     rendered_sha256 = models.CharField(max_length=64)
     rendered_tokens = models.PositiveIntegerField()
     elapsed_ms = models.FloatField()
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(policy__len__gt=0), name="recalltrace_policy_nonempty")]

@@ -37,7 +37,7 @@ from django.conf import settings
 
 from memory import vocabulary
 from memory.domain import SourceRef
-from recall import arms, encoders, expansion, query_cache, sql
+from recall import arms, encoders, expansion, policy, query_cache, sql
 from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages
 from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
@@ -48,8 +48,8 @@ from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
-POLICY = "recall@1"  # lexical coverage + structured tiers + RRF, whole-item budget
-SEMANTIC_POLICY = "semantic@2"  # cosine rank of memory-text@1 vectors to a query-text@2 vector, rejoined
+POLICY = policy.RECALL
+SEMANTIC_POLICY = policy.SEMANTIC
 DEFAULT_CHANNEL: Channel = "hybrid"  # the retrieval profile's semantic_channel
 SURFACES = ("api", "cli", "eval", "context")
 
@@ -189,9 +189,11 @@ def recall(
             summary_ids=tuple(offer.summary_ids) if offer is not None else (),
         )
         trace_id = trace_write(principal=principal, now=now, facts=TraceFacts(
-            surface=surface, policy=POLICY + (f"+{SEMANTIC_POLICY}" if "semantic" in lists else "")
-            + (f"+{expansion.POLICY}" if "expansion" in lists else "")
-            + (read_paths.TRACE_TAG if offer is not None else ""),
+            surface=surface, policy=policy.tags(
+                policy.RECALL, policy.SEMANTIC if "semantic" in lists else None,
+                policy.EXPANSION if "expansion" in lists else None,
+                policy.RECONSOLIDATION if offer is not None else None,
+            ),
             selection_mode=request.selection_mode, channel=channel, requested_channel=requested,
             fallback_reason=fallback, space=space if "semantic" in lists else "", ceiling=request.ceiling,
             max_items=request.max_items, max_tokens=request.max_tokens, as_of=request.as_of,

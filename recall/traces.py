@@ -1,8 +1,9 @@
 """Content-free recall traces: what one recall did, never what it read.
 
-A trace holds the policy, selection mode, channels, fallback, embedding space, ceiling,
-budgets, instant and the four stage ID lists (candidate, dense, ranked, rendered), plus the
-SHA-256 and token count of the rendered text and the elapsed time. It must never hold a
+A trace holds the policy (the registered tags of the stages that ran, ``recall.policy``),
+selection mode, channels, fallback, embedding space, ceiling, budgets, instant and the four
+stage ID lists (candidate, dense, ranked, rendered), plus the SHA-256 and token count of the
+rendered text and the elapsed time. It must never hold a
 query, subject, statement, excerpt or rendered text: the staff admin may read this table.
 Written by the retriever inside the same owner context as the recall itself.
 """
@@ -17,6 +18,7 @@ from uuid import UUID
 
 from django.db import connection
 
+from recall import policy
 from recall.models import RecallTrace
 from recall.sql import uuid_array
 from veetbot.identity import Principal
@@ -25,7 +27,7 @@ from veetbot.identity import Principal
 @dataclass(frozen=True)
 class TraceFacts:
     surface: str
-    policy: str
+    policy: tuple[str, ...]  # recall.policy.tags
     selection_mode: str
     channel: str
     requested_channel: str
@@ -54,20 +56,23 @@ _COLUMNS = (
     "candidate_ids", "dense_ids", "ranked_ids", "rendered_ids", "rendered_sha256", "rendered_tokens", "elapsed_ms",
 )
 _ID_LISTS = ("candidate_ids", "dense_ids", "ranked_ids", "rendered_ids")
+_ARRAYS = {**{name: "uuid[]" for name in _ID_LISTS}, "policy": "text[]"}
 # One plain INSERT: the ORM's create quoted every ID of the four lists one by one (about a
 # thousand per hybrid recall), the largest single cost of a small owner's recall.
 _INSERT = "INSERT INTO {table} ({columns}) VALUES ({values})".format(
     table=RecallTrace._meta.db_table, columns=", ".join(_COLUMNS),
-    values=", ".join(f"%({c})s::uuid[]" if c in _ID_LISTS else f"%({c})s" for c in _COLUMNS),
+    values=", ".join(f"%({c})s::{_ARRAYS[c]}" if c in _ARRAYS else f"%({c})s" for c in _COLUMNS),
 )
 
 
 def trace_write(*, principal: Principal, facts: TraceFacts, now: datetime) -> UUID:
-    """Insert one trace; the caller holds ``owner_context(principal)``."""
+    """Insert one trace; the caller holds ``owner_context(principal)``. An unregistered
+    policy tag raises (``recall.policy.UnregisteredPolicyTag``) before the insert."""
     trace_id = uuid.uuid4()
     row = {
         "id": trace_id, "tenant_id": principal.tenant_id, "principal_id": principal.principal_id, "created_at": now,
-        "surface": facts.surface, "policy": facts.policy, "selection_mode": facts.selection_mode,
+        "surface": facts.surface, "policy": list(policy.check(tuple(facts.policy))),
+        "selection_mode": facts.selection_mode,
         "channel": facts.channel, "requested_channel": facts.requested_channel,
         "fallback_reason": facts.fallback_reason, "space": facts.space, "ceiling": facts.ceiling,
         "max_items": facts.max_items, "max_tokens": facts.max_tokens, "as_of": facts.as_of,

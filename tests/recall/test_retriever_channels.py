@@ -200,7 +200,7 @@ def test_trace_records_the_recall_without_any_content(bank, semantic_on):
         trace = RecallTrace.objects.get(id=result.trace_id)
     assert (trace.tenant_id, trace.principal_id) == (bank.principal.tenant_id, bank.principal.principal_id)
     assert trace.created_at == NOW and trace.surface == "api"
-    assert trace.policy == "recall@1+semantic@2+expansion@2" and trace.space == encoder.tuple.space
+    assert trace.policy == ["recall@1", "semantic@2", "expansion@2"] and trace.space == encoder.tuple.space
     assert (trace.selection_mode, trace.channel, trace.requested_channel, trace.fallback_reason) == (
         "relevance", "hybrid", "hybrid", "")
     assert (trace.ceiling, trace.max_items, trace.max_tokens, trace.as_of) == ("internal", 7, 900, as_of)
@@ -221,7 +221,7 @@ def test_sparse_trace_names_no_semantic_policy_or_space(bank):
     result = bank.recall("passport", channel="sparse", surface="cli")
     with owner_context(bank.principal):
         trace = RecallTrace.objects.get(id=result.trace_id)
-    assert (trace.policy, trace.space, trace.surface, trace.dense_ids) == ("recall@1", "", "cli", [])
+    assert (trace.policy, trace.space, trace.surface, trace.dense_ids) == (["recall@1"], "", "cli", [])
 
 
 def test_trace_is_written_in_the_owners_context_only(bank):

@@ -349,7 +349,7 @@ def test_switching_reconsolidation_off_restores_plain_atomic_recall_exactly(bank
     assert _whole(on) != _whole(before)  # the comparison can fail
     with owner_context(bank.principal):
         policies = dict(RecallTrace.objects.filter(id__in=[off.trace_id, on.trace_id]).values_list("id", "policy"))
-    assert policies[off.trace_id] == "recall@1" and policies[on.trace_id] == "recall@1+reconsolidation@2"
+    assert policies[off.trace_id] == ["recall@1"] and policies[on.trace_id] == ["recall@1", "reconsolidation@2"]
 
 
 def test_a_historical_recall_reads_atomically(bank, on):

@@ -1,0 +1,56 @@
+"""The registry of recall policy tags: the names a trace gives the stages that ran.
+
+A recall's policy identity is the list of tags of the stages that ran, in pipeline order —
+``recall@1`` always, then ``semantic@2``, ``expansion@2`` and ``reconsolidation@2`` when
+they did — stored as ``RecallTrace.policy`` (``text[]``, never empty: recall migration
+0005). A list cannot overflow a column whatever stages a later version adds, and nothing
+is ever cut to fit. Each tag names one versioned behaviour; a change of behaviour is a
+new tag, registered here.
+
+Every tag is defined once, by the module that implements its stage: ``recall@1`` and
+``semantic@2`` here (the retriever re-exports them as ``POLICY`` / ``SEMANTIC_POLICY``),
+``expansion@2`` in ``recall.expansion``, ``reconsolidation@2`` in
+``reconsolidation.read_paths`` (``TRACE_TAG``). This module imports those two the same
+way the retriever does, so there is no import circle: neither of them imports recall's
+retriever, traces or this registry.
+
+``tags`` is the only way a trace's policy is built: an unregistered, repeated or
+out-of-order tag is a programming error, raised before anything is written. This module
+never writes and never reads a row.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from recall import expansion
+from reconsolidation import read_paths
+
+RECALL = "recall@1"  # lexical coverage + structured tiers + RRF, whole-item budget
+SEMANTIC = "semantic@2"  # cosine rank of memory-text@1 vectors to a query-text@2 vector, rejoined
+EXPANSION = expansion.POLICY
+# read_paths spells its tag as it was once appended to a '+'-joined string.
+RECONSOLIDATION = read_paths.TRACE_TAG.removeprefix("+")
+
+# Pipeline order: a trace lists the stages that ran in this order.
+REGISTERED: tuple[str, ...] = (RECALL, SEMANTIC, EXPANSION, RECONSOLIDATION)
+
+
+class UnregisteredPolicyTag(ValueError):
+    """A trace was about to record a policy that this registry does not name."""
+
+
+def check(policy: tuple[str, ...]) -> tuple[str, ...]:
+    """``policy`` itself when it is a valid identity: non-empty, every tag registered,
+    none repeated, in pipeline order."""
+    unknown = [tag for tag in policy if tag not in REGISTERED]
+    if unknown:
+        raise UnregisteredPolicyTag(f"unregistered recall policy tag(s): {', '.join(map(repr, unknown))}")
+    positions = [REGISTERED.index(tag) for tag in policy]
+    if not positions or positions != sorted(set(positions)):
+        raise UnregisteredPolicyTag(f"a recall policy is registered tags, each once, in pipeline order: {policy!r}")
+    return policy
+
+
+def tags(*ran: Optional[str]) -> tuple[str, ...]:
+    """The policy identity of one recall from the tags of its stages (None: did not run)."""
+    return check(tuple(tag for tag in ran if tag is not None))
