@@ -31,7 +31,7 @@ def memories(bank):
 def test_json_output_has_exactly_the_documented_keys_in_rank_order(bank, memories):
     out = run("passport note", owner=bank.principal.label, ceiling="internal", json=True)
     payload = json.loads(out)
-    assert list(payload) == ["query", "channel", "items", "rendered"]
+    assert list(payload) == ["query", "channel", "requested_channel", "fallback_reason", "items", "rendered"]
     assert payload["query"] == "passport note" and payload["channel"] == "sparse"
     assert [list(item) for item in payload["items"]] == [["id", "score"]] * 3
     assert [item["id"] for item in payload["items"]] == [str(i) for i in reversed(memories)]
@@ -57,12 +57,37 @@ def test_budget_channel_and_as_of_options_reach_the_retriever(bank, memories, se
         2, 900, as_of, "dense")
 
 
+def test_json_says_hybrid_fell_back_to_sparse_while_semantic_recall_is_off(bank, memories):
+    payload = json.loads(run("passport note", owner=bank.principal.label, ceiling="internal", json=True))
+    assert (payload["channel"], payload["requested_channel"], payload["fallback_reason"]) == (
+        "sparse", "hybrid", "semantic_disabled")
+
+
+def test_json_says_hybrid_ran_without_fallback_while_semantic_recall_is_on(bank, memories, semantic_on, monkeypatch):
+    encoder = MappedEncoder({"passport note": basis(0)})
+    for memory_id in memories:
+        bank.vector(memory_id, basis(0), encoder)
+    monkeypatch.setattr(encoders, "get_encoder", lambda: encoder)
+    payload = json.loads(run("passport note", owner=bank.principal.label, ceiling="internal", json=True))
+    assert (payload["channel"], payload["requested_channel"], payload["fallback_reason"]) == ("hybrid", "hybrid", "")
+    assert len(payload["items"]) == 3
+
+
+def test_json_says_the_encoder_was_unavailable_when_it_fails(bank, memories, semantic_on, monkeypatch):
+    monkeypatch.setattr(encoders, "get_encoder", lambda: MappedEncoder())  # knows no text: unavailable
+    payload = json.loads(run("passport note", owner=bank.principal.label, ceiling="internal", channel="dense",
+                             json=True))
+    assert (payload["channel"], payload["requested_channel"], payload["fallback_reason"]) == (
+        "sparse", "dense", "encoder_unavailable")
+    assert len(payload["items"]) == 3
+
+
 def test_queries_file_answers_each_line_in_one_process(bank, memories, tmp_path):
     path = tmp_path / "queries.jsonl"
     path.write_text('{"id": "q1", "query": "passport note"}\n\n{"id": 2, "query": "nothing matches zzz"}\n')
     lines = run(owner=bank.principal.label, ceiling="internal", queries=str(path)).splitlines()
     first, second = (json.loads(line) for line in lines)
-    assert list(first) == ["id", "query", "channel", "items", "rendered"]
+    assert list(first) == ["id", "query", "channel", "requested_channel", "fallback_reason", "items", "rendered"]
     assert (first["id"], first["query"], len(first["items"])) == ("q1", "passport note", 3)
     assert (second["id"], second["items"], second["rendered"]) == (2, [], "")
     assert [list(item) for item in first["items"]] == [["id", "score"]] * 3

@@ -2,10 +2,14 @@
 [--max-tokens N] [--as-of ISO] [--json]`` and ``recall --queries FILE.jsonl --owner ...``.
 
 A thin wrapper over ``recall.retriever.recall`` (surface "cli"). Other tools rely on these
-names, options and JSON keys; keep them exactly:
+names, options and JSON keys; keep them exactly (a key may be added, never renamed or
+removed):
 
-* ``--json`` prints one object ``{"query", "channel", "items": [{"id", "score"}, ...],
-  "rendered"}`` with items in rank order;
+* ``--json`` prints one object ``{"query", "channel", "requested_channel",
+  "fallback_reason", "items": [{"id", "score"}, ...], "rendered"}`` with items in rank
+  order; ``channel`` is the channel that ran, ``requested_channel`` the one asked for
+  (``--channel``, by default hybrid) and ``fallback_reason`` why they differ
+  (``semantic_disabled`` or ``encoder_unavailable``; empty when they do not);
 * ``--queries FILE.jsonl`` reads lines ``{"id": ..., "query": "..."}`` (blank lines
   skipped; every line is checked before any query runs) and prints one such object per
   line, in file order, with the line's ``"id"`` added first — many queries, one process.
@@ -34,6 +38,8 @@ def result_json(result: RecallResult) -> dict[str, Any]:
     return {
         "query": result.query,
         "channel": result.channel,
+        "requested_channel": result.requested_channel,
+        "fallback_reason": result.fallback_reason,
         "items": [{"id": str(item.id), "score": item.score} for item in result.items],
         "rendered": result.rendered,
     }
@@ -77,7 +83,8 @@ def _read_queries(path: str) -> list[tuple[Any, str]]:
 
 class Command(BaseCommand):
     help = ("Recall an owner's memories for a query within an item/token budget (the same retriever "
-            "as the API). --json prints {query, channel, items: [{id, score}], rendered}.")
+            "as the API). --json prints {query, channel, requested_channel, fallback_reason, "
+            "items: [{id, score}], rendered}.")
 
     def add_arguments(self, parser):
         parser.add_argument("query", nargs="?", help="the task query (or use --queries)")
