@@ -28,7 +28,7 @@ from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 OUTCOMES = ("completed", "no_change", "stale", "deferred", "failed")
-_REASON = re.compile(r"^[a-z0-9_]{0,40}$")
+_REASON = re.compile(r"^[a-z0-9_]*$")  # a reason code, any length (its column is unbounded)
 
 
 def _lease_of(principal: Principal, job: ReconsolidationJob, group: ReconsolidationGroup) -> GroupLease:

@@ -180,8 +180,8 @@ def claim_due(
     now = require_aware(now)
     if lease_seconds <= bounds.RECON_SLICE_DEADLINE_SECONDS:
         raise Invalid("lease_seconds: must exceed the slice deadline")
-    if not lease_owner or len(lease_owner) > 200:
-        raise Invalid("lease_owner: 1 to 200 characters")
+    if not lease_owner:
+        raise Invalid("lease_owner: required (a label of the worker, any length)")
     with owner_context(principal):
         lock_owner(principal)
         jobs = ReconsolidationJob.objects.filter(policy=bounds.POLICY)

@@ -45,7 +45,7 @@ def model_identity(provider: Provider) -> str:
 class _Stop(Exception):
     def __init__(self, outcome: str, reason: str) -> None:
         super().__init__(reason)
-        self.outcome, self.reason = outcome, reason[:40]
+        self.outcome, self.reason = outcome, reason
 
 
 def _admitted(result) -> Admission:

@@ -9,6 +9,12 @@ constraints are off (``db_constraint=False``).
 Only ``DerivedMemory`` holds prose (its erasable clauses). Everything else is content
 free — opaque IDs, content revisions, SHA-256 digests, counters, finite reason codes — so
 the staff context may read jobs, groups, receipts, spend, operation metadata and audit.
+
+Reason codes, audit event names and the lease owner label are composed in many places
+(``f"group_{outcome}"``, a worker's host and pid, ...), so their columns are unbounded
+``varchar`` (migration 0005): no composition can fail or be cut. Short codes from the
+closed tuples below keep their bounded columns; a test holds each tuple's longest member
+against its column (tests/test_bounded_columns.py).
 ``ReconsolidationBlock`` holds claim signatures only; they are not staff readable because
 a hash of a short claim can be confirmed by guessing.
 """
@@ -53,7 +59,7 @@ class ReconsolidationJob(OwnedModel):
     revision = models.PositiveIntegerField(default=1)
     attempt_count = models.PositiveIntegerField(default=0)
     # The lease: one token per slice. A slice keeps the UTC day of its start for spend.
-    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_owner = models.CharField(blank=True)
     lease_token = models.UUIDField(null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     slice_started_at = models.DateTimeField(null=True, blank=True)
@@ -99,7 +105,7 @@ class ReconsolidationGroup(OwnedModel):
     state = models.CharField(max_length=10, choices=choices(GROUP_STATES))
     attempt_count = models.PositiveSmallIntegerField(default=0)  # claims
     retry_count = models.PositiveSmallIntegerField(default=0)  # failed attempts
-    reason = models.CharField(max_length=40, blank=True)
+    reason = models.CharField(blank=True)
     lease_token = models.UUIDField(null=True, blank=True)
     leased_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField()
@@ -127,7 +133,7 @@ class ReconsolidationAnchorReceipt(OwnedModel):
     # The last generation whose full lane visited this original (0: never).
     full_generation = models.PositiveIntegerField(default=0)
     outcome = models.CharField(max_length=15, choices=choices(ANCHOR_OUTCOMES))
-    reason = models.CharField(max_length=40, blank=True)
+    reason = models.CharField(blank=True)
     group_id = models.UUIDField(null=True, blank=True)
     recorded_at = models.DateTimeField()
 
@@ -152,7 +158,7 @@ class ReconsolidationOperation(OwnedModel):
     input_revisions = ArrayField(models.PositiveIntegerField())
     input_digest = models.CharField(max_length=64)
     slice_token = models.UUIDField()
-    reason = models.CharField(max_length=40, blank=True)
+    reason = models.CharField(blank=True)
     # summarize_related: the clause structure as source-ID lists only (no prose); the
     # clause text is re-read from the sources, at their exact revision, when committed.
     clause_sources = models.JSONField(default=list, blank=True)
@@ -307,8 +313,8 @@ class ReconsolidationAudit(OwnedModel):
     job_id = models.UUIDField(null=True, blank=True)
     group_id = models.UUIDField(null=True, blank=True)
     operation_id = models.UUIDField(null=True, blank=True)
-    event = models.CharField(max_length=40)
-    reason = models.CharField(max_length=40, blank=True)
+    event = models.CharField()
+    reason = models.CharField(blank=True)
     counts = models.JSONField(default=dict)  # integers only
     recorded_at = models.DateTimeField()
 

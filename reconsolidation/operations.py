@@ -158,7 +158,7 @@ def invalidate(principal: Principal, source_ids: Sequence[UUID], *, reason: str,
                 row.state = "stale"
                 staled.append(row.id)
             row.revision += 1
-            row.reason = reason[:40]
+            row.reason = reason
             row.updated_at = now
             row.save(update_fields=["state", "invalidated_at", "revision", "reason", "updated_at"])
         touched = [row.id for row in rows]
@@ -179,7 +179,7 @@ def invalidate(principal: Principal, source_ids: Sequence[UUID], *, reason: str,
             state="stale", reason="source_changed", finished_at=now, updated_at=now,
         )
         if touched or groups:  # a change nothing depends on leaves no trace here
-            audit(principal, "sources_invalidated", now, reason=reason[:40],
+            audit(principal, "sources_invalidated", now, reason=reason,
                   counts={"sources": len(ids), "invalidated": len(invalidated), "staled": len(staled),
                           "groups": groups})
         return InvalidationReceipt(

@@ -28,7 +28,7 @@ from veetbot.identity import Principal
 
 
 def lease_owner() -> str:
-    return f"celery@{socket.gethostname()}:{os.getpid()}"[:200]
+    return f"celery@{socket.gethostname()}:{os.getpid()}"
 
 
 @shared_task(name="reconsolidation.tasks.dream_owner")

@@ -30,6 +30,14 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _fits(value: str, row, field: str) -> str:
+    """``value`` when it fits its column; refused whole, never cut to fit."""
+    bound = row._meta.get_field(field).max_length
+    if len(value) > bound:
+        raise Invalid(f"{field}: at most {bound} characters")
+    return value
+
+
 def _check_scopes(scopes: Iterable[str]) -> list[str]:
     scopes = sorted(set(scopes))
     if not scopes or any(s not in ALL_SCOPES for s in scopes):
@@ -41,11 +49,12 @@ def token_create(
     *, principal: Principal, scopes: Iterable[str] = ALL_SCOPES, label: str = "", now: Optional[datetime] = None,
 ) -> str:
     scopes = _check_scopes(scopes)
+    label = _fits(label, OwnerToken, "label")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     with owner_context(principal):
         OwnerToken.objects.create(
             tenant_id=principal.tenant_id, principal_id=principal.principal_id, token_hash=token_hash(token),
-            scopes=scopes, label=label[:100], created_at=now or utcnow(),
+            scopes=scopes, label=label, created_at=now or utcnow(),
         )
     return token
 
@@ -76,15 +85,16 @@ def owner_create(
     """Create (or reuse) an owner and issue a new token for it."""
     now = now or utcnow()
     scopes = _check_scopes(scopes)
+    display_name = _fits(display_name, PrincipalRow, "display_name")
     principal = Principal(tenant_id=tenant_id or uuid.uuid4(), principal_id=principal_id or uuid.uuid4())
     with owner_context(principal):
         lock_owner(principal)
         row, created = PrincipalRow.objects.get_or_create(
             tenant_id=principal.tenant_id, principal_id=principal.principal_id,
-            defaults={"display_name": display_name[:200], "created_at": now},
+            defaults={"display_name": display_name, "created_at": now},
         )
         if not created and display_name and row.display_name != display_name:
-            row.display_name = display_name[:200]
+            row.display_name = display_name
             row.save(update_fields=["display_name"])
         ErasureFence.objects.get_or_create(
             tenant_id=principal.tenant_id, principal_id=principal.principal_id,

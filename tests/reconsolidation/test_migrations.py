@@ -15,8 +15,9 @@ TABLES = ("reconsolidation_reconsolidationjob", "reconsolidation_reconsolidation
           "reconsolidation_derivedmemory", "reconsolidation_reconsolidationspend")
 
 
-def migrate(target: str) -> None:
-    call_command("migrate", "reconsolidation", target, database="owner", verbosity=0, interactive=False)
+def migrate(*target: str) -> None:
+    """Migrate reconsolidation to ``target``; with none, to its latest migration."""
+    call_command("migrate", "reconsolidation", *target, database="owner", verbosity=0, interactive=False)
 
 
 def tables_present() -> set[str]:
@@ -30,14 +31,14 @@ def restore_schema(live_db):
     yield
     for alias in ("default", "owner"):
         connections[alias].close()
-    migrate("0004")
+    migrate()
 
 
 def test_an_empty_reconsolidation_schema_downgrades_and_upgrades_again(restore_schema, settings):
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
     migrate("zero")
     assert tables_present() == set()
-    migrate("0004")
+    migrate()
     assert tables_present() == set(TABLES)
 
 

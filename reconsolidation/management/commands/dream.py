@@ -73,7 +73,7 @@ def dry_run_json(preview: passes.DryRun) -> dict[str, Any]:
 
 
 def lease_owner() -> str:
-    return f"dream@{socket.gethostname()}"[:200]
+    return f"dream@{socket.gethostname()}"
 
 
 class Command(BaseCommand):
