@@ -74,3 +74,18 @@ def test_downgrade_refuses_with_leased_work_or_processing_switched_on(restore_sc
     with pytest.raises(RuntimeError, match=r"1 job\(s\) hold a live lease"):
         migrate("zero")
     assert tables_present() == set(TABLES)
+
+
+def test_downgrade_refuses_while_a_worker_label_would_not_fit_the_old_column(restore_schema, settings, store, day_one):
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
+    principal, _ = make_owner()
+    original(principal, "The owner prefers Celsius.", subject="units")
+    label = "celery@" + "h" * 253 + ":4194304"
+    store.claim_due(principal, lease_owner=label, now=day_one)  # expired by the database's clock
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
+    with pytest.raises(RuntimeError, match=r"reconsolidation_reconsolidationjob: 1 row\(s\) whose lease_owner is"
+                                           r" longer than 200"):
+        migrate("0004")
+    with connections["owner"].cursor() as cursor:
+        cursor.execute("SELECT lease_owner FROM reconsolidation_reconsolidationjob")
+        assert cursor.fetchall() == [(label,)]  # nothing was cut
