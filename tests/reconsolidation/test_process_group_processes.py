@@ -15,6 +15,7 @@ from veetbot.rls import owner_context
 
 def test_workers_in_separate_processes_record_exactly_one_operation_per_input(live_db, enabled, store, day_one):
     owner, _ = make_owner()
+    original(owner, "The owner keeps a diary.", subject="diary")  # an owner with no original gets no job
     lease = store.claim_due(owner, lease_owner="setup", now=day_one)
     classes = []
     for i in range(4):
