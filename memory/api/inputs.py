@@ -3,17 +3,18 @@
 Each model is exactly what a client may send — an unknown field is an error — and only
 that: fields the API fixes (derivation, attribution, authority of an explicit owner
 memory) are not accepted from the client at all. Bounds come from settings so the API
-and the services agree. ``memory.api.serializers`` documents the same shapes for OpenAPI;
-a test keeps the two in step.
+and the services agree. These models are also the OpenAPI documentation of the bodies
+(``memory.api.schema.StrictBodyScheme``): descriptions live on the fields, and there is
+no second, hand-kept copy to drift.
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Annotated, Optional
 from uuid import UUID
 
 from django.conf import settings
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
 from memory import vocabulary
 from memory.domain import BeliefType, EventKind, MemoryDraft, Polarity, ReviewAction, Sensitivity, SourceRef
@@ -25,6 +26,24 @@ MAX_ENTITY_IDS = 64
 SESSION_SCOPE = r"^(user|session|project:[A-Za-z0-9][A-Za-z0-9._-]{0,99})$"
 
 EntityId = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+# Instants are stored as UTC: an offset may move a written date a day either way, so the
+# written year stays inside 0002-9998 (years 1 and 10000 in UTC cannot be represented),
+# and PostgreSQL, which refuses offsets beyond 15:59, only ever sees UTC.
+INSTANT_YEARS = (2, 9998)
+INSTANT_YEAR_PATTERN = r"^(000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-"
+
+
+def _utc_instant(value: datetime) -> datetime:
+    low, high = INSTANT_YEARS
+    if not low <= value.year <= high:
+        raise ValueError("year out of range")
+    return value.astimezone(timezone.utc)
+
+
+Instant = Annotated[AwareDatetime, AfterValidator(_utc_instant),
+                    Field(json_schema_extra={"pattern": INSTANT_YEAR_PATTERN})]
+INSTANT_NOTE = "RFC 3339 with an offset, written in a year from 0002 to 9998."
 PartText = Annotated[str, StringConstraints(min_length=1, max_length=settings.EVENT_PART_MAX_CHARS)]
 
 
@@ -35,25 +54,33 @@ class Body(BaseModel):
 
 
 class Source(Body):
-    event: UUID
-    part: UUID
+    event: UUID = Field(description="An event of the owner's (user.message.created, spoken by the owner).")
+    part: UUID = Field(description="One of that event's parts.")
 
 
 class MemoryCreate(Body):
-    """An explicit owner memory citing parts of the owner's own messages."""
+    """An explicit owner memory citing parts of the owner's own messages.
+
+    Beyond its shape: every source names a live part of one of the owner's own
+    user.message.created events, no part twice; a session scope names a live session;
+    expires_at is after valid_from (which defaults to now). Otherwise validation_error.
+    """
 
     subject: str = Field(min_length=1, max_length=settings.MEMORY_SUBJECT_MAX_CHARS)
     statement: str = Field(min_length=1, max_length=settings.MEMORY_STATEMENT_MAX_CHARS)
     belief_type: BeliefType
-    sources: list[Source] = Field(min_length=1, max_length=MAX_SOURCES)
+    sources: list[Source] = Field(min_length=1, max_length=MAX_SOURCES,
+                                  description="Parts of the owner's own user.message.created events.")
     polarity: Polarity = "affirmed"
     sensitivity: Sensitivity = "internal"
-    scope: str = Field(default="user", pattern=vocabulary.SCOPE.pattern)
+    scope: str = Field(default="user", pattern=vocabulary.SCOPE.pattern,
+                       description="user, project:<name> or session:<id of a live session>.")
     portable: bool = True
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    valid_from: Optional[AwareDatetime] = None
-    evidence_at: Optional[AwareDatetime] = None
-    expires_at: Optional[AwareDatetime] = None
+    valid_from: Optional[Instant] = Field(default=None, description="Defaults to now. " + INSTANT_NOTE)
+    evidence_at: Optional[Instant] = Field(default=None, description="Defaults to now. " + INSTANT_NOTE)
+    expires_at: Optional[Instant] = Field(default=None, description=(
+        "Must be after valid_from (itself defaulting to now). " + INSTANT_NOTE))
     entity_ids: list[EntityId] = Field(default_factory=list, max_length=MAX_ENTITY_IDS)
 
     def to_draft(self, now: datetime) -> MemoryDraft:
@@ -76,12 +103,15 @@ class MemoryReview(Body):
 
 
 class SessionCreate(Body):
-    scope: str = Field(pattern=SESSION_SCOPE)
-    started_at: Optional[AwareDatetime] = None
+    scope: str = Field(pattern=SESSION_SCOPE, description="user, project:<name>, or session (local to this session)")
+    started_at: Optional[Instant] = Field(default=None, description="Defaults to now. " + INSTANT_NOTE)
 
 
 class EventAppend(Body):
+    """One message or tool result. A person:<uuid> speaker must name a live person of the
+    owner's (otherwise validation_error); an unknown session is not_found."""
+
     kind: EventKind
-    speaker: str = Field(pattern=vocabulary.SPEAKER.pattern)
+    speaker: str = Field(pattern=vocabulary.SPEAKER.pattern, description="owner, assistant, tool or person:<uuid>")
     parts: list[PartText] = Field(min_length=1, max_length=settings.EVENT_MAX_PARTS)
-    created_at: Optional[AwareDatetime] = None
+    created_at: Optional[Instant] = Field(default=None, description="Defaults to now. " + INSTANT_NOTE)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, TypeVar
 from uuid import UUID
 
@@ -21,9 +21,20 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from pydantic import BaseModel, ValidationError
 
+from memory import vocabulary
 from veetbot.api_errors import NotFound, ValidationFailed, problem
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+# What the server calls blank, as a character class every regex dialect reads alike (Python,
+# ECMA-262 in the OpenAPI document, Rust in pydantic): exactly the characters of
+# ``str.isspace`` — not ``\s``, whose sets differ between those dialects.
+WHITESPACE_CLASS = r"\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# Unanchored: a value is non-blank when this finds one character (JSON Schema patterns
+# search, as ``re.search`` does).
+NON_BLANK = re.compile(f"[^{WHITESPACE_CLASS}]")
+# JSON strings PostgreSQL can store: no NUL (lone surrogates, not Unicode text at all, are
+# refused too; no pattern can name them).
+NO_NUL = re.compile(r"^[^\u0000]*$")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 _CANONICAL_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
@@ -154,39 +165,92 @@ def no_body(request) -> None:
 # --- query strings ----------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Param:
+class Rule:
+    """How one query value is parsed, and the JSON Schema of exactly the raw values it
+    accepts: the OpenAPI parameters are built from these, so document and parser agree."""
+
     parse: Callable[[str], Any]
+    schema: dict
+
+    def __call__(self, raw: str) -> Any:
+        return self.parse(raw)
+
+
+@dataclass(frozen=True)
+class Param:
+    parse: Rule
     required: bool = False
     default: Any = None
+    description: str = ""
+    schema_extra: dict = field(default_factory=dict)
+
+    @property
+    def schema(self) -> dict:
+        schema = {**self.parse.schema, **self.schema_extra}
+        if self.default is not None:
+            schema["default"] = self.default
+        return schema
 
 
-def choice(values: Iterable[str]) -> Callable[[str], str]:
-    allowed = frozenset(values)
+def choice(values: Iterable[str]) -> Rule:
+    allowed = tuple(values)
 
     def parse(raw: str) -> str:
         if raw not in allowed:
             raise Bad("invalid_choice")
         return raw
-    return parse
+    return Rule(parse, {"type": "string", "enum": list(allowed)})
 
 
-def matching(pattern: re.Pattern) -> Callable[[str], str]:
+def matching(pattern: re.Pattern) -> Rule:
+    """Values matching the whole of ``pattern`` (fullmatch: a trailing newline is not
+    forgiven as ``$`` alone would)."""
     def parse(raw: str) -> str:
-        if not pattern.match(raw):
+        if not pattern.fullmatch(raw):
             raise Bad("invalid_format")
         return raw
-    return parse
+    return Rule(parse, {"type": "string", "pattern": pattern.pattern})
 
 
-def bounded_int(low: int, high: int) -> Callable[[str], int]:
+_DIGITS = re.compile(r"[0-9]{1,6}")
+
+
+def bounded_int(low: int, high: int) -> Rule:
+    assert 0 <= low <= high < 10 ** 6
+
     def parse(raw: str) -> int:
-        if not re.fullmatch(r"[0-9]{1,6}", raw):
+        if not _DIGITS.fullmatch(raw):
             raise Bad("not_an_integer")
         value = int(raw)
         if not low <= value <= high:
             raise Bad("out_of_range")
         return value
-    return parse
+    return Rule(parse, {"type": "integer", "minimum": low, "maximum": high})
+
+
+# What ``django.core.signing`` produces: URL-safe base64 (unpadded) and base62 segments
+# joined by ":", a compressed payload opening with ".".
+SIGNED_TOKEN = re.compile(r"^[A-Za-z0-9_:.-]+$")
+
+
+def signed_token(max_chars: int) -> Rule:
+    """An opaque signed value (a cursor), judged later by whoever signed it.
+
+    Here only its shape: a value no signer could have produced is refused as it would be
+    there (one ``invalid``, the same problem the signer reports), so what the document
+    admits is exactly what reaches the signer.
+    """
+    def parse(raw: str) -> str:
+        if len(raw) > max_chars or not SIGNED_TOKEN.fullmatch(raw):
+            raise Bad("invalid")
+        return raw
+    return Rule(parse, {"type": "string", "minLength": 1, "maxLength": max_chars, "pattern": SIGNED_TOKEN.pattern})
+
+
+CEILING = Param(choice(vocabulary.SENSITIVITIES), required=True, description=(
+    "Highest sensitivity the caller may see (public < internal < sensitive < restricted). "
+    "Anything above it is not_found, like foreign or unknown IDs."))
+CEILING_ONLY = {"ceiling": CEILING}  # the whole query string of most ID routes
 
 
 def query(request, spec: dict[str, Param]) -> dict[str, Any]:
@@ -225,7 +289,7 @@ def idempotency_key(request) -> str:
     key: Optional[str] = request.headers.get(IDEMPOTENCY_HEADER)
     if key is None:
         raise ValidationFailed([problem(IDEMPOTENCY_HEADER, "missing")])
-    if not key.strip():
+    if not NON_BLANK.search(key):
         raise ValidationFailed([problem(IDEMPOTENCY_HEADER, "blank")])
     if len(key) > settings.IDEMPOTENCY_KEY_MAX_CHARS:
         raise ValidationFailed([problem(IDEMPOTENCY_HEADER, "too_long")])

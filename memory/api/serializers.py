@@ -1,24 +1,20 @@
-"""Output shapes of the owner API (DRF serializers that render domain values) and the
-OpenAPI documentation of its request bodies.
+"""Output shapes of the owner API: DRF serializers that render domain values.
 
 Output serializers are the rendering: views pass domain values (``MemoryView``,
 ``SessionView``, ``EventView``) straight in, so the documented response is the response.
 The field order of ``MemorySerializer`` is the wire order and is kept byte-stable; later
 issues add fields elsewhere, never change these.
 
-Request bodies are *parsed* by the strict pydantic models in ``memory.api.inputs``; the
-request serializers here only document them (a test keeps names and required-ness in
-step) and are never used to validate. With COMPONENT_SPLIT_REQUEST their components are
-named ``MemoryCreateRequest`` and so on.
+Request bodies are not here: the strict pydantic models in ``memory.api.inputs`` parse
+them and are their documentation too (``memory.api.schema.StrictBodyScheme``; with
+COMPONENT_SPLIT_REQUEST their components are named ``MemoryCreateRequest`` and so on).
 """
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from memory import vocabulary as v
-from memory.api import inputs
 from veetbot.api_errors import ERROR_CODES
 
 
@@ -113,10 +109,16 @@ def render_memory_or_derived(value) -> dict:
     return MemorySerializer(value).data
 
 
-@extend_schema_field(PolymorphicProxySerializer(
+# What the routes that take a memory ID answer: an original, or (derived ID, reconsolidation
+# API on) a summary or hypothesis. The two shapes share no required field set, so exactly
+# one of them matches any answer.
+MEMORY_OR_DERIVED = PolymorphicProxySerializer(
     component_name="MemoryOrDerived", serializers=[MemorySerializer, DerivedMemorySerializer],
     resource_type_field_name=None,
-))
+)
+
+
+@extend_schema_field(MEMORY_OR_DERIVED)
 class MemoryOrDerivedField(serializers.Field):
     def to_representation(self, value):
         return render_memory_or_derived(value)
@@ -163,52 +165,3 @@ class ErrorSerializer(serializers.Serializer):
 
 class ErrorEnvelopeSerializer(serializers.Serializer):
     error = ErrorSerializer()
-
-
-# --- request bodies (documentation only; parsing is memory.api.inputs) ---------------------
-
-def _aware(help_text: str) -> serializers.DateTimeField:
-    return serializers.DateTimeField(required=False, allow_null=True, help_text=help_text + " ISO 8601 with an offset.")
-
-
-class MemoryCreateSerializer(serializers.Serializer):
-    subject = serializers.CharField(min_length=1, max_length=settings.MEMORY_SUBJECT_MAX_CHARS)
-    statement = serializers.CharField(min_length=1, max_length=settings.MEMORY_STATEMENT_MAX_CHARS)
-    belief_type = serializers.ChoiceField(choices=v.BELIEF_TYPES)
-    sources = SourceSerializer(
-        many=True, min_length=1, max_length=inputs.MAX_SOURCES,
-        help_text="Parts of the owner's own user.message.created events.",
-    )
-    polarity = serializers.ChoiceField(choices=v.POLARITIES, required=False, default="affirmed")
-    sensitivity = serializers.ChoiceField(choices=v.SENSITIVITIES, required=False, default="internal")
-    scope = serializers.RegexField(v.SCOPE.pattern, required=False, default="user")
-    portable = serializers.BooleanField(required=False, default=True)
-    confidence = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, default=1.0)
-    valid_from = _aware("Defaults to now.")
-    evidence_at = _aware("Defaults to now.")
-    expires_at = _aware("Must be after valid_from.")
-    entity_ids = serializers.ListField(
-        child=serializers.CharField(min_length=1, max_length=200), required=False,
-        max_length=inputs.MAX_ENTITY_IDS,
-    )
-
-
-class MemoryReviewSerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=("mark_reviewed", "not_true", "not_here", "dismiss"))
-
-
-class SessionCreateSerializer(serializers.Serializer):
-    scope = serializers.RegexField(
-        inputs.SESSION_SCOPE, help_text="user, project:<name>, or session (local to this session)",
-    )
-    started_at = _aware("Defaults to now.")
-
-
-class EventAppendSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=v.EVENT_KINDS)
-    speaker = serializers.RegexField(v.SPEAKER.pattern, help_text="owner, assistant, tool or person:<uuid>")
-    parts = serializers.ListField(
-        child=serializers.CharField(min_length=1, max_length=settings.EVENT_PART_MAX_CHARS),
-        min_length=1, max_length=settings.EVENT_MAX_PARTS,
-    )
-    created_at = _aware("Defaults to now.")

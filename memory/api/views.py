@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from drf_spectacular.renderers import OpenApiJsonRenderer
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -25,8 +25,8 @@ from rest_framework.views import APIView
 from memory import selectors, services, vocabulary
 from memory.api import cursors, derived_hook, inputs, parsing, schema
 from memory.api.serializers import (
-    DerivedMemorySerializer, EventAppendSerializer, EventSerializer, MemoryCreateSerializer, MemoryPageSerializer,
-    MemoryReviewSerializer, MemorySerializer, SessionCreateSerializer, SessionSerializer,
+    MEMORY_OR_DERIVED, DerivedMemorySerializer, EventSerializer, MemoryPageSerializer, MemorySerializer,
+    SessionSerializer,
 )
 from memory.services import ceilings, receipts
 from veetbot import api_errors
@@ -74,8 +74,24 @@ class OwnerApiView(ApiSurface, APIView):
         return self.request.user.principal
 
 
-def _ceiling() -> parsing.Param:
-    return parsing.Param(parsing.choice(vocabulary.SENSITIVITIES), required=True)
+# The query strings of these routes: what the views parse and what the document says.
+LIST_QUERY = {
+    "ceiling": parsing.CEILING,
+    "status": parsing.Param(parsing.choice(LIST_STATUSES), default=DEFAULT_LIST_STATUS,
+                            description="all = every status except erased."),
+    "belief_type": parsing.Param(parsing.choice(vocabulary.BELIEF_TYPES)),
+    "scope": parsing.Param(parsing.matching(vocabulary.SCOPE)),
+    "limit": parsing.Param(parsing.bounded_int(1, settings.MEMORY_PAGE_MAX_ITEMS),
+                           default=settings.MEMORY_PAGE_DEFAULT_ITEMS, description="Page size."),
+    # The shape here; the signature and binding in cursors.decode (both "invalid").
+    "cursor": parsing.Param(parsing.signed_token(cursors.MAX_CURSOR_CHARS), description=(
+        "next_cursor of the previous page, exactly; valid only with the same owner, filters and ceiling "
+        "(otherwise validation_error).")),
+    "include_derived": parsing.Param(parsing.choice(("true", "false")), default="false", description=(
+        "true merges currently valid active summaries and hypotheses (record_kind, operation_id) into "
+        "active/all pages by store position then ID; validation_error while the reconsolidation API is "
+        "off. Absent or false: exactly the originals, as before.")),
+}
 
 
 def _respond(outcome: receipts.Outcome, serializer) -> Response:
@@ -92,34 +108,11 @@ class MemoryCollectionView(OwnerApiView):
     @extend_schema(
         operation_id="memories_list", tags=["memories"],
         summary="List memories, newest store position first, in cursor pages.",
-        parameters=[
-            schema.CEILING,
-            OpenApiParameter("status", str, enum=list(LIST_STATUSES), default=DEFAULT_LIST_STATUS,
-                             description="all = every status except erased."),
-            OpenApiParameter("belief_type", str, enum=list(vocabulary.BELIEF_TYPES)),
-            OpenApiParameter("scope", str, pattern=vocabulary.SCOPE.pattern),
-            OpenApiParameter("limit", int, description=(
-                f"Page size, 1-{settings.MEMORY_PAGE_MAX_ITEMS} (default {settings.MEMORY_PAGE_DEFAULT_ITEMS}).")),
-            OpenApiParameter("cursor", str, description=(
-                "next_cursor of the previous page; valid only with the same owner, filters and ceiling.")),
-            OpenApiParameter("include_derived", str, enum=["true", "false"], default="false", description=(
-                "true merges currently valid active summaries and hypotheses (record_kind, operation_id) into "
-                "active/all pages by store position then ID; validation_error while the reconsolidation API is "
-                "off. Absent or false: exactly the originals, as before.")),
-        ],
+        parameters=schema.query_parameters(LIST_QUERY),
         responses={200: MemoryPageSerializer, **schema.READ_ERRORS},
     )
     def get(self, request):
-        q = parsing.query(request, {
-            "ceiling": _ceiling(),
-            "status": parsing.Param(parsing.choice(LIST_STATUSES), default=DEFAULT_LIST_STATUS),
-            "belief_type": parsing.Param(parsing.choice(vocabulary.BELIEF_TYPES)),
-            "scope": parsing.Param(parsing.matching(vocabulary.SCOPE)),
-            "limit": parsing.Param(parsing.bounded_int(1, settings.MEMORY_PAGE_MAX_ITEMS),
-                                   default=settings.MEMORY_PAGE_DEFAULT_ITEMS),
-            "cursor": parsing.Param(str),  # judged by cursors.decode, as one "invalid"
-            "include_derived": parsing.Param(parsing.choice(("true", "false")), default="false"),
-        })
+        q = parsing.query(request, LIST_QUERY)
         filters = {"status": q["status"], "belief_type": q["belief_type"], "scope": q["scope"]}
         surface = None
         if q["include_derived"] == "true":
@@ -150,8 +143,8 @@ class MemoryCollectionView(OwnerApiView):
     @extend_schema(
         operation_id="memories_create", tags=["memories"],
         summary="Remember something the owner said: an explicit USER memory citing the owner's own message.",
-        parameters=[schema.IDEMPOTENCY_KEY, schema.REPLAYED],
-        request=MemoryCreateSerializer,
+        parameters=[schema.IDEMPOTENCY_KEY, schema.replayed(201)],
+        request=inputs.MemoryCreate,
         responses={201: MemorySerializer, **schema.WRITE_ERRORS},
     )
     def post(self, request):
@@ -180,12 +173,12 @@ class MemoryDetailView(OwnerApiView):
     @extend_schema(
         operation_id="memories_retrieve", tags=["memories"], summary="One memory, if visible under the ceiling.",
         description=DERIVED_NOTE.strip(),
-        parameters=[schema.path_id("memory_id", "memory"), schema.CEILING],
-        responses={200: MemorySerializer, **schema.READ_ERRORS},
+        parameters=[schema.path_id("memory_id", "memory"), *schema.query_parameters(parsing.CEILING_ONLY)],
+        responses={200: MEMORY_OR_DERIVED, **schema.READ_ERRORS},
     )
     def get(self, request, memory_id: str):
         memory_id = parsing.path_id(memory_id)
-        q = parsing.query(request, {"ceiling": _ceiling()})
+        q = parsing.query(request, parsing.CEILING_ONLY)
         if (surface := _derived_surface(self.principal, memory_id)) is not None:
             return Response(DerivedMemorySerializer(surface.get(self.principal, memory_id, ceiling=q["ceiling"])).data)
         with owner_context(self.principal):
@@ -196,13 +189,14 @@ class MemoryDetailView(OwnerApiView):
         operation_id="memories_erase", tags=["memories"],
         summary="Erase a memory (its text is removed for good; the cited messages stay).",
         description="Answers 204 with no body; a replay with the same Idempotency-Key answers 204 again." + DERIVED_NOTE,
-        parameters=[schema.path_id("memory_id", "memory"), schema.CEILING, schema.IDEMPOTENCY_KEY, schema.REPLAYED],
+        parameters=[schema.path_id("memory_id", "memory"), *schema.query_parameters(parsing.CEILING_ONLY),
+                    schema.IDEMPOTENCY_KEY, schema.replayed(204)],
         request=None,
         responses={204: OpenApiResponse(description="Erased."), **schema.WRITE_ERRORS},
     )
     def delete(self, request, memory_id: str):
         memory_id = parsing.path_id(memory_id)
-        q = parsing.query(request, {"ceiling": _ceiling()})
+        q = parsing.query(request, parsing.CEILING_ONLY)
         key = parsing.idempotency_key(request)
         parsing.no_body(request)
         principal, now = self.principal, utcnow()
@@ -235,13 +229,14 @@ class MemoryReviewView(OwnerApiView):
         summary="Owner review: mark_reviewed, not_true (retract and block the claim), "
                 "not_here (stop it crossing scopes), dismiss.",
         description=DERIVED_NOTE.strip() + " On a derived memory not_true retires it (content-free, blocks recreation).",
-        parameters=[schema.path_id("memory_id", "memory"), schema.CEILING, schema.IDEMPOTENCY_KEY, schema.REPLAYED],
-        request=MemoryReviewSerializer,
-        responses={200: MemorySerializer, **schema.WRITE_ERRORS},
+        parameters=[schema.path_id("memory_id", "memory"), *schema.query_parameters(parsing.CEILING_ONLY),
+                    schema.IDEMPOTENCY_KEY, schema.replayed(200)],
+        request=inputs.MemoryReview,
+        responses={200: MEMORY_OR_DERIVED, **schema.WRITE_ERRORS},
     )
     def post(self, request, memory_id: str):
         memory_id = parsing.path_id(memory_id)
-        q = parsing.query(request, {"ceiling": _ceiling()})
+        q = parsing.query(request, parsing.CEILING_ONLY)
         key = parsing.idempotency_key(request)
         body, data = parsing.body(request, inputs.MemoryReview)
         principal, now = self.principal, utcnow()
@@ -272,8 +267,8 @@ class SessionCollectionView(OwnerApiView):
 
     @extend_schema(
         operation_id="sessions_create", tags=["sessions"], summary="Open a conversation.",
-        parameters=[schema.IDEMPOTENCY_KEY, schema.REPLAYED],
-        request=SessionCreateSerializer,
+        parameters=[schema.IDEMPOTENCY_KEY, schema.replayed(201)],
+        request=inputs.SessionCreate,
         responses={201: SessionSerializer, **schema.WRITE_ERRORS},
     )
     def post(self, request):
@@ -299,8 +294,8 @@ class SessionEventsView(OwnerApiView):
     @extend_schema(
         operation_id="sessions_events_create", tags=["sessions"],
         summary="Record one message (or tool result) with ordered text parts; each part gets a stable ID to cite.",
-        parameters=[schema.path_id("session_id", "session"), schema.IDEMPOTENCY_KEY, schema.REPLAYED],
-        request=EventAppendSerializer,
+        parameters=[schema.path_id("session_id", "session"), schema.IDEMPOTENCY_KEY, schema.replayed(201)],
+        request=inputs.EventAppend,
         responses={201: EventSerializer, **schema.WRITE_ERRORS},
     )
     def post(self, request, session_id: str):

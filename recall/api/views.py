@@ -4,7 +4,8 @@ Thin, like every /v1 view (``memory.api.views.OwnerApiView``: the AGENT_MEMORY_A
 flag per request, bearer owner auth, ``Cache-Control: private, no-store`` on every
 response, the one error envelope): parse a closed JSON body strictly (duplicate keys,
 unknown fields, wrong JSON types are validation_error), call ``recall.retriever.recall``
-once, render with the output serializer below — which is also the documented schema.
+once, render with the output serializer below — which is also the documented schema. The
+body model ``MemorySearch`` is its own documentation (``memory.api.schema.StrictBodyScheme``).
 
 The response carries the rendered context and the rendered items; never the transient
 stage IDs (``RecallResult.stages``). Needs the memory.read scope. Searching is a read: it
@@ -16,13 +17,13 @@ from typing import Optional
 
 from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_field
-from pydantic import AwareDatetime, Field
+from pydantic import Field
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from memory import vocabulary
 from memory.api import parsing, schema
-from memory.api.inputs import Body
+from memory.api.inputs import INSTANT_NOTE, Body, Instant
 from memory.api.serializers import SourceSerializer
 from memory.api.views import OwnerApiView
 from recall import retriever
@@ -36,15 +37,28 @@ from veetbot.identity import SCOPE_READ
 CHANNELS = ("hybrid", "dense", "sparse")
 
 
-class MemorySearch(Body):
-    """The closed search body. Budgets default to RECALL_MAX_ITEMS / RECALL_MAX_TOKENS."""
+# Not blank (the view refuses a query of whitespace only as "blank") and, like every body
+# string, without NUL: one pattern for the document, the same character classes the view uses.
+QUERY_PATTERN = f"^[^\\u0000]*[^{parsing.WHITESPACE_CLASS}\\u0000][^\\u0000]*$"
 
-    query: str = Field(min_length=1, max_length=QUERY_MAX_CHARS)
-    ceiling: Sensitivity
-    max_items: Optional[int] = Field(default=None, ge=1, le=MAX_ITEMS_BOUND)
-    max_tokens: Optional[int] = Field(default=None, ge=1, le=MAX_TOKENS_BOUND)
-    as_of: Optional[AwareDatetime] = None
-    channel: Optional[Channel] = None
+
+class MemorySearch(Body):
+    """The closed search body. as_of must not be in the future (validation_error)."""
+
+    query: str = Field(min_length=1, max_length=QUERY_MAX_CHARS, description="Not whitespace only.",
+                       json_schema_extra={"pattern": QUERY_PATTERN})
+    ceiling: Sensitivity = Field(
+        description=f"Highest sensitivity that may be recalled: {', '.join(vocabulary.SENSITIVITIES)}.",
+        json_schema_extra=schema.enum_as_pattern)
+    max_items: Optional[int] = Field(default=None, ge=1, le=MAX_ITEMS_BOUND, description=(
+        f"Item budget (default {settings.RECALL_MAX_ITEMS})."))
+    max_tokens: Optional[int] = Field(default=None, ge=1, le=MAX_TOKENS_BOUND, description=(
+        f"Token budget of the rendered text (default {settings.RECALL_MAX_TOKENS}); whole items only."))
+    as_of: Optional[Instant] = Field(default=None, description=(
+        "Recall as of this past instant (not in the future); current restrictions still apply. " + INSTANT_NOTE))
+    channel: Optional[Channel] = Field(default=None, description=(
+        "hybrid (default), dense or sparse. Without semantic recall the search runs sparse and says so in "
+        "fallback_reason."))
 
 
 # --- output (the rendering and the documented schema) -------------------------------------
@@ -58,11 +72,6 @@ def _one_of(values) -> str:
 
 @extend_schema_field({"type": "string", "pattern": _one_of(CHANNELS)})
 class RequestedChannelField(serializers.CharField):
-    pass
-
-
-@extend_schema_field({"type": "string", "pattern": _one_of(vocabulary.SENSITIVITIES)})
-class CeilingField(serializers.CharField):
     pass
 
 
@@ -136,30 +145,6 @@ class RecallResultSerializer(serializers.Serializer):
     trace_id = serializers.UUIDField(help_text="The content-free trace of this recall.")
 
 
-# --- request body (documentation only; parsing is MemorySearch) ---------------------------
-
-class MemorySearchSerializer(serializers.Serializer):
-    query = serializers.CharField(min_length=1, max_length=QUERY_MAX_CHARS)
-    ceiling = CeilingField(help_text=f"Highest sensitivity that may be recalled: {', '.join(vocabulary.SENSITIVITIES)}.")
-    max_items = serializers.IntegerField(
-        min_value=1, max_value=MAX_ITEMS_BOUND, required=False, allow_null=True,
-        help_text=f"Item budget (default {settings.RECALL_MAX_ITEMS}).",
-    )
-    max_tokens = serializers.IntegerField(
-        min_value=1, max_value=MAX_TOKENS_BOUND, required=False, allow_null=True,
-        help_text=f"Token budget of the rendered text (default {settings.RECALL_MAX_TOKENS}); whole items only.",
-    )
-    as_of = serializers.DateTimeField(
-        required=False, allow_null=True,
-        help_text="Recall as of this past instant (ISO 8601 with an offset); current restrictions still apply.",
-    )
-    channel = serializers.ChoiceField(
-        choices=CHANNELS, required=False, allow_null=True,
-        help_text="hybrid (default), dense or sparse. Without semantic recall the search runs sparse "
-                  "and says so in fallback_reason.",
-    )
-
-
 class MemorySearchView(OwnerApiView):
     required_scopes = {"POST": SCOPE_READ}
 
@@ -170,14 +155,14 @@ class MemorySearchView(OwnerApiView):
             "Lexical, structured and (when enabled) semantic candidates, fused by reciprocal rank, "
             "then whole items within the budget, rendered as data with [m:<id>] citations."
         ),
-        request=MemorySearchSerializer,
+        request=MemorySearch,
         responses={200: RecallResultSerializer, **schema.READ_ERRORS},
     )
     def post(self, request):
         parsing.query(request, {})
         body, _data = parsing.body(request, MemorySearch)
         now = utcnow()
-        if not body.query.strip():
+        if not parsing.NON_BLANK.search(body.query):
             raise ValidationFailed([problem("query", "blank")])
         if body.as_of is not None and body.as_of > now:
             raise ValidationFailed([problem("as_of", "in_future")])

@@ -72,12 +72,6 @@ class OperationPageSerializer(serializers.Serializer):
     next_cursor = serializers.CharField(allow_null=True)
 
 
-class OperationActionSerializer(serializers.Serializer):
-    """Documents ``reconsolidation.api.inputs.OperationAction`` (parsing is strict pydantic, not this)."""
-
-    expected_revision = serializers.IntegerField(min_value=1)
-
-
 def render_operation(value) -> dict:
     return OperationSerializer(value).data
 

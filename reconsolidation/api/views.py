@@ -14,16 +14,14 @@ every parse failure is re-raised without its details here.
 from __future__ import annotations
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 
-from memory import errors as memory_errors, vocabulary
+from memory import errors as memory_errors
 from memory.api import parsing, schema
 from memory.api.views import OwnerApiView
-from reconsolidation import bounds, owner_views, review, undo
+from reconsolidation import bounds, owner_views, reads, review, undo
 from reconsolidation.api import inputs
-from reconsolidation.api.serializers import (
-    OperationActionSerializer, OperationPageSerializer, OperationSerializer, render_operation, render_page,
-)
+from reconsolidation.api.serializers import OperationPageSerializer, OperationSerializer, render_operation, render_page
 from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -48,11 +46,18 @@ class OperationApiView(OwnerApiView):
         return super().handle_exception(exc)
 
 
-def _ceiling() -> parsing.Param:
-    return parsing.Param(parsing.choice(vocabulary.SENSITIVITIES), required=True)
-
-
 ID = schema.path_id("operation_id", "operation")
+LIST_QUERY = {
+    "ceiling": parsing.CEILING,
+    "kind": parsing.Param(parsing.choice(OPERATION_KINDS)),
+    "state": parsing.Param(parsing.choice(OPERATION_STATES)),
+    "limit": parsing.Param(parsing.bounded_int(1, bounds.RECON_OPERATIONS_PAGE_MAX),
+                           default=bounds.RECON_OPERATIONS_PAGE_DEFAULT, description="Page size."),
+    # The shape here; the signature and binding in reconsolidation.reads.
+    "cursor": parsing.Param(parsing.signed_token(reads.MAX_CURSOR_CHARS), description=(
+        "next_cursor of the previous page, exactly; valid only with the same owner, kind, state and ceiling "
+        "(otherwise validation_error).")),
+}
 
 
 class OperationCollectionView(OperationApiView):
@@ -65,27 +70,11 @@ class OperationCollectionView(OperationApiView):
             "Operations whose complete support is not visible under the ceiling are omitted (below restricted); "
             "under restricted they appear as opaque metadata with null content. The state filter applies after "
             "read-time revalidation, so elapsed expiry lists as invalidated."),
-        parameters=[
-            schema.CEILING,
-            # Values in prose, not an enum: an enum here collides with Event.kind's component name.
-            OpenApiParameter("kind", str, description="One of: " + ", ".join(OPERATION_KINDS) + "."),
-            OpenApiParameter("state", str, enum=list(OPERATION_STATES)),
-            OpenApiParameter("limit", int, description=(
-                f"Page size, 1-{bounds.RECON_OPERATIONS_PAGE_MAX} (default {bounds.RECON_OPERATIONS_PAGE_DEFAULT}).")),
-            OpenApiParameter("cursor", str, description=(
-                "next_cursor of the previous page; valid only with the same owner, kind, state and ceiling.")),
-        ],
+        parameters=schema.query_parameters(LIST_QUERY),
         responses={200: OperationPageSerializer, **schema.READ_ERRORS},
     )
     def get(self, request):
-        q = parsing.query(request, {
-            "ceiling": _ceiling(),
-            "kind": parsing.Param(parsing.choice(OPERATION_KINDS)),
-            "state": parsing.Param(parsing.choice(OPERATION_STATES)),
-            "limit": parsing.Param(parsing.bounded_int(1, bounds.RECON_OPERATIONS_PAGE_MAX),
-                                   default=bounds.RECON_OPERATIONS_PAGE_DEFAULT),
-            "cursor": parsing.Param(str),
-        })
+        q = parsing.query(request, LIST_QUERY)
         page = owner_views.operation_page(self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
                                           limit=q["limit"], kind=q["kind"], state=q["state"])
         return Response(render_page(page))
@@ -97,12 +86,12 @@ class OperationDetailView(OperationApiView):
     @extend_schema(
         operation_id="memory_reconsolidations_retrieve", tags=[TAG],
         summary="One operation: the allowlisted view, content and source links only with complete visible support.",
-        parameters=[ID, schema.CEILING],
+        parameters=[ID, *schema.query_parameters(parsing.CEILING_ONLY)],
         responses={200: OperationSerializer, **schema.READ_ERRORS},
     )
     def get(self, request, operation_id: str):
         operation_id = parsing.path_id(operation_id)
-        q = parsing.query(request, {"ceiling": _ceiling()})
+        q = parsing.query(request, parsing.CEILING_ONLY)
         return Response(render_operation(owner_views.operation_detail(self.principal, operation_id,
                                                                       ceiling=q["ceiling"])))
 
@@ -110,9 +99,9 @@ class OperationDetailView(OperationApiView):
 def _action_schema(name: str, summary: str):
     return extend_schema(
         operation_id=f"memory_reconsolidations_{name}", tags=[TAG], summary=summary,
-        parameters=[ID, schema.CEILING, schema.IDEMPOTENCY_KEY],
-        request=OperationActionSerializer,
-        responses={200: OperationSerializer, **schema.errors(400, 401, 403, 404, 409)},
+        parameters=[ID, *schema.query_parameters(parsing.CEILING_ONLY), schema.IDEMPOTENCY_KEY, schema.replayed(200)],
+        request=inputs.OperationAction,
+        responses={200: OperationSerializer, **schema.WRITE_ERRORS},
     )
 
 
@@ -124,7 +113,7 @@ class OperationActionView(OperationApiView):
 
     def post(self, request, operation_id: str):
         operation_id = parsing.path_id(operation_id)
-        q = parsing.query(request, {"ceiling": _ceiling()})
+        q = parsing.query(request, parsing.CEILING_ONLY)
         key = parsing.idempotency_key(request)
         body, _ = parsing.body(request, inputs.OperationAction)
         # Existence under this ceiling first: above-ceiling is not_found, never acted on.

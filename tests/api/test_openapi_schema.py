@@ -14,9 +14,9 @@ from memory.domain import EventView, MemoryView, SessionView
 ROUTES = {
     ("/v1/memories", "get"): {"200": "MemoryPage"},
     ("/v1/memories", "post"): {"201": "Memory"},
-    ("/v1/memories/{memory_id}", "get"): {"200": "Memory"},
+    ("/v1/memories/{memory_id}", "get"): {"200": "MemoryOrDerived"},
     ("/v1/memories/{memory_id}", "delete"): {"204": None},
-    ("/v1/memories/{memory_id}/review", "post"): {"200": "Memory"},
+    ("/v1/memories/{memory_id}/review", "post"): {"200": "MemoryOrDerived"},
     ("/v1/sessions", "post"): {"201": "Session"},
     ("/v1/sessions/{session_id}/events", "post"): {"201": "Event"},
 }
@@ -103,18 +103,30 @@ def test_bearer_scheme_is_documented(document):
     assert document["components"]["securitySchemes"]["ownerToken"]["scheme"] == "bearer"
 
 
-@pytest.mark.parametrize("documented,parsed", [
-    (out.MemoryCreateSerializer, inputs.MemoryCreate),
-    (out.MemoryReviewSerializer, inputs.MemoryReview),
-    (out.SessionCreateSerializer, inputs.SessionCreate),
-    (out.EventAppendSerializer, inputs.EventAppend),
-    (out.SourceSerializer, inputs.Source),
+@pytest.mark.parametrize("component,parsed", [
+    ("MemoryCreateRequest", inputs.MemoryCreate),
+    ("MemoryReviewRequest", inputs.MemoryReview),
+    ("SessionCreateRequest", inputs.SessionCreate),
+    ("EventAppendRequest", inputs.EventAppend),
+    ("SourceRequest", inputs.Source),
 ])
-def test_documented_request_bodies_match_the_parsers(documented, parsed):
-    fields = documented().fields
-    assert set(fields) == set(parsed.model_fields)
-    for name, field in fields.items():
-        assert field.required == parsed.model_fields[name].is_required(), name
+def test_documented_request_bodies_are_the_parsers_closed_models(document, component, parsed):
+    documented = document["components"]["schemas"][component]
+    assert documented["additionalProperties"] is False
+    assert set(documented["properties"]) == set(parsed.model_fields)
+    assert set(documented.get("required", [])) == {n for n, f in parsed.model_fields.items() if f.is_required()}
+
+
+def test_documented_body_bounds_come_from_the_settings_the_parser_uses(document, settings):
+    create = document["components"]["schemas"]["MemoryCreateRequest"]["properties"]
+    assert create["statement"]["maxLength"] == settings.MEMORY_STATEMENT_MAX_CHARS
+    assert (create["sources"]["minItems"], create["sources"]["maxItems"]) == (1, inputs.MAX_SOURCES)
+    assert create["expires_at"]["nullable"] is True and create["expires_at"]["format"] == "date-time"
+    parts = document["components"]["schemas"]["EventAppendRequest"]["properties"]["parts"]
+    assert parts["maxItems"] == settings.EVENT_MAX_PARTS
+    assert parts["items"]["maxLength"] == settings.EVENT_PART_MAX_CHARS
+    key = [p for p in document["paths"]["/v1/sessions"]["post"]["parameters"] if p["name"] == "Idempotency-Key"]
+    assert key[0]["schema"]["maxLength"] == settings.IDEMPOTENCY_KEY_MAX_CHARS
 
 
 @pytest.mark.parametrize("documented,value", [
