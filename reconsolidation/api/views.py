@@ -10,6 +10,11 @@ undo keep working with processing off. Every response is ``private, no-store``.
 Malformed filters, bodies, cursors and keys are ``validation_error`` with *empty*
 details (spec: the operation routes never describe what was wrong with a request), so
 every parse failure is re-raised without its details here.
+
+An action replayed with the same Idempotency-Key answers ``Idempotency-Replayed: true``,
+like every other write. The services replay silently, so the view asks the receipts
+first — under the owner lock the service takes next, in the same transaction, so the
+answer is the one the service acts on even when identical requests race.
 """
 from __future__ import annotations
 
@@ -19,7 +24,8 @@ from drf_spectacular.utils import extend_schema
 from memory import errors as memory_errors
 from memory.api import parsing, schema
 from memory.api.views import OwnerApiView
-from reconsolidation import bounds, owner_views, reads, review, undo
+from memory.services.owner_state import lock_owner
+from reconsolidation import bounds, owner_views, reads, receipts, review, undo
 from reconsolidation.api import inputs
 from reconsolidation.api.serializers import OperationPageSerializer, OperationSerializer, render_operation, render_page
 from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
@@ -27,6 +33,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from veetbot import api_errors
 from veetbot.identity import SCOPE_READ, SCOPE_WRITE
+from veetbot.rls import owner_context
 
 TAG = "memory-reconsolidations"
 
@@ -110,6 +117,8 @@ class OperationActionView(OperationApiView):
 
     required_scopes = {"POST": SCOPE_WRITE}
     service = staticmethod(undo.undo)
+    # The action name the service digests its requests under (``receipts.request_digest``).
+    action = "undo"
 
     def post(self, request, operation_id: str):
         operation_id = parsing.path_id(operation_id)
@@ -118,13 +127,22 @@ class OperationActionView(OperationApiView):
         body, _ = parsing.body(request, inputs.OperationAction)
         # Existence under this ceiling first: above-ceiling is not_found, never acted on.
         owner_views.operation_detail(self.principal, operation_id, ceiling=q["ceiling"])
-        view = type(self).service(self.principal, operation_id, expected_revision=body.expected_revision,
-                                 idempotency_key=key)
-        return Response(render_operation(owner_views.operation_result(self.principal, view, ceiling=q["ceiling"])))
+        with owner_context(self.principal):
+            lock_owner(self.principal)
+            digest = receipts.request_digest(self.action, operation_id, body.expected_revision)
+            replayed = receipts.replayed(key, digest) is not None
+            view = type(self).service(self.principal, operation_id, expected_revision=body.expected_revision,
+                                     idempotency_key=key)
+        response = Response(render_operation(owner_views.operation_result(self.principal, view,
+                                                                          ceiling=q["ceiling"])))
+        if replayed:
+            response["Idempotency-Replayed"] = "true"
+        return response
 
 
 class OperationUndoView(OperationActionView):
     service = staticmethod(undo.undo)
+    action = "undo"
 
     @_action_schema("undo", "Undo a committed merge: end duplicate suppression and block the same merge recurring.")
     def post(self, request, operation_id: str):
@@ -133,6 +151,7 @@ class OperationUndoView(OperationActionView):
 
 class OperationApproveView(OperationActionView):
     service = staticmethod(review.approve)
+    action = "approved"
 
     @_action_schema("approve", "Approve a proposed operation at its current revision (reviewed mode).")
     def post(self, request, operation_id: str):
@@ -141,6 +160,7 @@ class OperationApproveView(OperationActionView):
 
 class OperationRejectView(OperationActionView):
     service = staticmethod(review.reject)
+    action = "rejected"
 
     @_action_schema("reject", "Reject a proposed operation and block it recurring (reviewed mode).")
     def post(self, request, operation_id: str):

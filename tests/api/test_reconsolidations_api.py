@@ -225,6 +225,32 @@ def test_reject_ends_a_proposal_and_stale_revisions_conflict(api, owner, recon):
     assert_error(act(api, owner, op.id, "approve", rejected.json()["revision"], key="r2"), 409, "conflict")
 
 
+def _target(recon, owner, action):
+    if action == "undo":
+        return committed_merge(recon, owner.principal)
+    return proposed(recon, owner.principal, celsius(owner.principal), "merge_equivalent")
+
+
+@pytest.mark.parametrize("action", ["undo", "approve", "reject"])
+def test_an_action_replayed_with_its_key_answers_the_same_view_marked_replayed(api, owner, recon, action):
+    op = _target(recon, owner, action)
+    first = act(api, owner, op.id, action, op.revision, key=f"{action}-once")
+    assert first.status_code == 200 and "Idempotency-Replayed" not in first
+    again = act(api, owner, op.id, action, op.revision, key=f"{action}-once")
+    assert again.status_code == 200 and again["Idempotency-Replayed"] == "true"
+    assert again.json() == first.json()
+    assert detail(api, owner, op.id).json()["revision"] == op.revision + 1  # acted on once
+
+
+@pytest.mark.parametrize("action", ["undo", "approve", "reject"])
+def test_an_action_key_reused_with_another_revision_conflicts_and_is_not_a_replay(api, owner, recon, action):
+    op = _target(recon, owner, action)
+    assert act(api, owner, op.id, action, op.revision, key="k").status_code == 200
+    reused = act(api, owner, op.id, action, op.revision + 1, key="k")
+    assert_error(reused, 409, "conflict")
+    assert "Idempotency-Replayed" not in reused
+
+
 def test_a_proposed_summary_shows_its_clauses_for_review(api, owner, recon):
     op = proposed(recon, owner.principal, summary_inputs(owner.principal), "summarize_related")
     body = detail(api, owner, op.id).json()
