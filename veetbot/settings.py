@@ -251,6 +251,9 @@ SPECTACULAR_SETTINGS = {
 # Without a broker, tasks run inline (the embedded default needs no Redis).
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
+# The queue every task and worker uses; deployments (or test runs) sharing one Redis keep
+# apart by giving each its own.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = "UTC"

@@ -1,0 +1,72 @@
+"""The acceptance stack: the product in its production configuration, started once for
+the acceptance session as separate processes — a standalone PostgreSQL 18 over TCP,
+migrations as the owning role, gunicorn with two workers, two Celery workers and Celery
+beat on the Redis at 127.0.0.1:6379 — and torn down at the end. Every journey creates
+its own owners, so journeys share the stack without seeing each other's rows.
+
+A missing Redis or Chromium fails the run with a message that says what to start or
+install; nothing here is skipped.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.acceptance import stack
+from tests.acceptance.client import Api
+
+
+@dataclass
+class Stack:
+    database: stack.Postgres
+    env: dict
+    web: stack.Service
+    base_url: str
+    workers: list
+    beat: stack.Service
+
+    def api(self) -> Api:
+        return Api(self.base_url)
+
+    def services(self) -> list:
+        return [self.web, *self.workers, self.beat]
+
+    def logs(self) -> str:
+        return "\n".join(service.log() for service in self.services())
+
+    def new_owner(self, name: str) -> dict:
+        """An owner and its token, made by the operator command (as a deployment would)."""
+        return stack.manage_json(self.env, "create_owner", "--name", name)
+
+
+@pytest.fixture(scope="session")
+def product():
+    try:
+        stack.require_redis()
+        stack.require_chromium()
+    except RuntimeError as missing:
+        pytest.fail(str(missing), pytrace=False)
+    root = Path(tempfile.mkdtemp(prefix="veetbot-acceptance-"))
+    database = stack.Postgres(root)
+    started: list[stack.Service] = []
+    try:
+        database.start()
+        env = stack.product_env(database)
+        stack.manage(env, "migrate", "-v0")
+        stack.flush_redis()
+        web, base_url = stack.gunicorn(env)
+        started.append(web)
+        workers = [stack.celery_worker(env, index) for index in (1, 2)]
+        started.extend(workers)
+        beat = stack.celery_beat(env, root)
+        started.append(beat)
+        yield Stack(database=database, env=env, web=web, base_url=base_url, workers=workers, beat=beat)
+    finally:
+        for service in reversed(started):
+            service.stop()
+        database.stop()
+        stack.flush_redis()
+        stack.remove(root)
