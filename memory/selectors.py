@@ -85,3 +85,8 @@ def event_view(row: Event) -> EventView:
         id=row.id, session=row.session_id, kind=row.kind, speaker=row.speaker,
         created_at=row.created_at, excluded=row.excluded, parts=parts,
     )
+
+
+def memory_bank_started() -> bool:
+    """Whether the owner has any belief, live or erased (an operator's "already imported")."""
+    return Memory.objects.exists()

@@ -10,6 +10,8 @@ from django.test import Client, override_settings
 
 from evals.fixtures.make_demo_bank import NEAR_DUPLICATES
 
+from memory.models import Memory
+from memory.services import memory_erase
 from recall import encoders
 from recall.backfill import EMBEDDED_STATUSES
 from recall.models import MemoryVector, RecallTrace
@@ -63,12 +65,25 @@ def test_quickstart_serves_the_demo_bank_and_a_second_run_reuses_bank_and_vector
     quiet = StringIO()
     second = quickstart(stderr=quiet)  # idempotent: same bank and vectors, a fresh token, no second pass today
     assert second["imported"]["memories"] == 0 and second["token"] != first["token"]
+    assert not first["imported"]["reused"] and second["imported"]["reused"]
     assert second["owner"] == first["owner"]
     assert second["dreaming"]["slices"] == 0 and second["dreaming"]["stopped"] == "nothing_due"
     assert (second["vectors"]["embedded"], second["vectors"]["remaining"], second["vectors"]["stopped"]) == (0, 0, "")
     assert vector_ids(second["owner"]) == embedded
     assert second["sample_search"] == first["sample_search"]
     assert quiet.getvalue() == ""  # stderr is not a terminal: no progress bar, nothing else
+
+
+def test_a_second_run_keeps_what_the_owner_erased_erased(live_db):
+    first = quickstart()
+    owner = Principal.parse(first["owner"])
+    with owner_context(owner):
+        erased = Memory.objects.filter(erased_at__isnull=True).order_by("id").first().id
+    memory_erase(principal=owner, memory_id=erased)
+    second = quickstart()
+    assert second["imported"]["reused"]
+    with owner_context(owner):
+        assert Memory.objects.get(id=erased).erased_at is not None
 
 
 def test_the_dreaming_pass_proposes_merges_of_exact_duplicates_and_never_of_near_duplicates(live_db):

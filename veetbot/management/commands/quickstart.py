@@ -30,8 +30,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from memory import selectors
 from reconsolidation import passes
 from veetbot.identity import Principal
+from veetbot.rls import owner_context
 
 DEMO_TENANT = uuid.UUID("00000000-0000-4000-8000-00000000d3e0")
 DEMO_PRINCIPAL = uuid.UUID("00000000-0000-4000-8000-0000000000a1")
@@ -75,11 +77,19 @@ class Command(BaseCommand):
         out = StringIO()
         call_command("create_owner", tenant=DEMO_TENANT, principal=DEMO_PRINCIPAL, name="Demo owner", json=True, stdout=out)
         owner = json.loads(out.getvalue())
-        out = StringIO()
-        call_command("import_memory_bank", str(DEMO_BANK), owner=owner_label, json=True, stdout=out,
-                     stderr=self.stderr._out)
-        imported = json.loads(out.getvalue())
-        dreaming = self._dream(Principal(tenant_id=DEMO_TENANT, principal_id=DEMO_PRINCIPAL))
+        principal = Principal(tenant_id=DEMO_TENANT, principal_id=DEMO_PRINCIPAL)
+        with owner_context(principal):
+            started_before = selectors.memory_bank_started()
+        if started_before:
+            # The bank is the owner's now: what they erased or changed stays so (an import
+            # would refuse to bring an erased belief back).
+            imported = {"memories": 0, "events": 0, "sessions": 0, "people": 0, "seconds": 0.0, "reused": True}
+        else:
+            out = StringIO()
+            call_command("import_memory_bank", str(DEMO_BANK), owner=owner_label, json=True, stdout=out,
+                         stderr=self.stderr._out)
+            imported = {**json.loads(out.getvalue()), "reused": False}
+        dreaming = self._dream(principal)
         vectors = self._backfill(owner_label)
         with switched_on(*SERVER_FLAGS):  # the sample search sees what the server will
             sample = self._sample_search(owner_label)
@@ -97,9 +107,10 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(summary))
         else:
+            bank = ("its bank is reused as it stands (not imported again)" if imported["reused"] else
+                    f"imported {imported['memories']} new memories ({imported['seconds']:.1f} s)")
             self.stdout.write(
-                f"Demo owner {summary['owner']}: imported {imported['memories']} new memories "
-                f"({imported['seconds']:.1f} s).\n"
+                f"Demo owner {summary['owner']}: {bank}.\n"
                 "Turned on in this process: AGENT_MEMORY_RECONSOLIDATION_ENABLED=true — one dreaming pass: "
                 f"{self._describe(dreaming)}\n"
                 f"Vectors for semantic recall (encoder {settings.RECALL_ENCODER}): {self._describe_vectors(vectors)}\n"
