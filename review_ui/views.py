@@ -30,7 +30,7 @@ from review_ui.session import sign_in as exchange_bearer
 from review_ui.status import status as status_panel
 
 log = logging.getLogger(__name__)  # IDs and outcome codes only
-ASSETS = {"review.js": "text/javascript", "review.css": "text/css"}
+ASSETS = {"review.js": "text/javascript", "review.css": "text/css", "favicon.svg": "image/svg+xml"}
 ASSET_DIR = Path(__file__).resolve().parent / "static" / "review"
 FEEDBACK = {  # fixed phrases a redirect may name by code
     "approved": "Approved: the proposal is now active.",

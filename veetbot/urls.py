@@ -6,6 +6,7 @@ Order matters under /v1/: recall's ``memories/search`` before memory's
 """
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from memory.api.urls import unknown_routes
 
@@ -16,4 +17,6 @@ urlpatterns = [
     path("v1/", include(unknown_routes)),  # keep last among the /v1 includes
     path("admin/", admin.site.urls),
     path("review/", include("review_ui.urls")),  # the owner's review dashboard (cookie sign-in)
+    path("", RedirectView.as_view(pattern_name="review:journal"), name="home"),  # / leads to the dashboard
+    path("favicon.ico", RedirectView.as_view(url="/review/assets/favicon.svg", permanent=True)),
 ]
