@@ -26,8 +26,8 @@ from memory.services.owner_state import allocate
 from reconsolidation import blocks, hypotheses, summaries
 from reconsolidation.domain import ClauseDraft
 from reconsolidation.equivalence import all_equivalent, canonical, normalize
-from reconsolidation.leases import audit, owner_fields
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
+from reconsolidation.rows import audit, owner_fields
 from reconsolidation.sources import SourceView, evidence_events
 from veetbot.identity import Principal
 

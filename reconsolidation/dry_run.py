@@ -22,8 +22,9 @@ from django.db import connection, transaction
 from reconsolidation import bounds, grouping, sql
 from reconsolidation.domain import Lane, Owned, Value
 from reconsolidation.inventory import NO_BOUND, as_page, fetch_rows, pending_groups, split
-from reconsolidation.leases import due_day_for, owner_fields, require_enabled, rotated_start_key
+from reconsolidation.leases import due_day_for, require_enabled, rotated_start_key
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob
+from reconsolidation.rows import owner_fields
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import RUNTIME_ALIAS, owner_context

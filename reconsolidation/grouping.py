@@ -26,8 +26,8 @@ from django.db import connection
 
 from reconsolidation import bounds, sql
 from reconsolidation.domain import GroupDraft, InputRef, SourceRef, input_digest, sorted_inputs
-from reconsolidation.inventory import allowed_sensitivities
 from reconsolidation.models import ReconsolidationGroup
+from reconsolidation.sources import allowed_sensitivities
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

@@ -19,10 +19,11 @@ from typing import Optional
 
 from reconsolidation import bounds
 from reconsolidation.domain import Group, GroupLease, InputRef
-from reconsolidation.errors import Invalid, LeaseLost
+from reconsolidation.errors import Invalid
 from reconsolidation.inventory import group_view
-from reconsolidation.leases import audit, fail_attempt, locked_job, owner_fields, require_enabled
+from reconsolidation.leases import fail_attempt, require_enabled
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
+from reconsolidation.rows import audit, locked_group, locked_job, owner_fields
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -39,14 +40,6 @@ def _lease_of(principal: Principal, job: ReconsolidationJob, group: Reconsolidat
         slice_deadline_at=job.slice_started_at + timedelta(seconds=bounds.RECON_SLICE_DEADLINE_SECONDS),
         spend_day=job.slice_started_at.date(),
     )
-
-
-def locked_group(group_lease: GroupLease) -> ReconsolidationGroup:
-    """The group claimed under ``group_lease``, locked; else LeaseLost (nothing written)."""
-    group = ReconsolidationGroup.objects.select_for_update().filter(id=group_lease.group_id).first()
-    if group is None or group.state != "leased" or group.lease_token != group_lease.lease_token:
-        raise LeaseLost("group_not_leased")
-    return group
 
 
 def claim_group(principal: Principal, *, lease_token, now: datetime) -> Optional[GroupLease]:

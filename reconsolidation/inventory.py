@@ -29,17 +29,17 @@ from uuid import UUID
 
 from django.db import connection
 
-from memory import vocabulary
 from memory.services.owner_state import erasure_generation
 from reconsolidation import bounds, sql
 from reconsolidation.domain import (
     Coverage, Group, GroupDraft, InputRef, SlicePlan, SliceReport, SourcePage, SourceRef, input_digest, sorted_inputs,
 )
 from reconsolidation.errors import Conflict, Invalid, LeaseLost, QueueFull, StaleInputs
-from reconsolidation.leases import audit, locked_job, owner_fields
 from reconsolidation.models import (
     GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob,
 )
+from reconsolidation.rows import audit, locked_job, owner_fields
+from reconsolidation.sources import allowed_sensitivities
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -48,11 +48,6 @@ from veetbot.rls import owner_context
 NO_BOUND = 2**62
 _OUTCOMES_FROM_GROUPING = {"grouped", "duplicate", "no_neighbours"}
 _REASON = r"^[a-z0-9_]{0,40}$"
-
-
-def allowed_sensitivities() -> list[str]:
-    ceiling = vocabulary.SENSITIVITY_RANK[bounds.RECON_SENSITIVITY_CEILING]
-    return list(vocabulary.SENSITIVITIES[: ceiling + 1])
 
 
 def _params(principal: Principal, now: datetime, **values) -> dict:

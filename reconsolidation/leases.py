@@ -10,8 +10,9 @@ renewal, release and crash recovery.
 * A crash is a lease expiry. The next claim recovers the dead slice's work: its leased
   groups count a failed attempt (terminal after ``RECON_MAX_GROUP_ATTEMPTS``) and its
   unsettled reservations stay fully charged as ``unknown``.
-* ``locked_job`` is the gate every lease-bound write passes first: a token that is not
-  the job's current, unexpired lease raises ``LeaseLost`` before anything is written.
+* ``locked_job`` (in ``reconsolidation.rows``, shared with the writers) is the gate every
+  lease-bound write passes first: a token that is not the job's current, unexpired lease
+  raises ``LeaseLost`` before anything is written.
 
 This module never calls a provider and never reads source text.
 """
@@ -29,9 +30,8 @@ from memory.services.owner_state import lock_owner
 from reconsolidation import bounds, sql
 from reconsolidation.domain import JobLease
 from reconsolidation.errors import Invalid, LeaseLost, ReconsolidationDisabled
-from reconsolidation.models import (
-    GROUP_ACTIVE_STATES, ReconsolidationAudit, ReconsolidationGroup, ReconsolidationJob, ReconsolidationSpend,
-)
+from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob, ReconsolidationSpend
+from reconsolidation.rows import audit, locked_job, owner_fields
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -49,10 +49,6 @@ def require_enabled() -> None:
         raise ReconsolidationDisabled()
 
 
-def owner_fields(principal: Principal) -> dict:
-    return {"tenant_id": principal.tenant_id, "principal_id": principal.principal_id}
-
-
 def due_day_for(now: datetime) -> date:
     """The due day whose due time has most recently passed at ``now`` (UTC)."""
     now = require_aware(now)
@@ -66,14 +62,6 @@ def rotated_start_key(generation: int, high_watermark: int) -> int:
     return 1 + ((generation - 1) * _ROTATION_STEP) % high_watermark
 
 
-def audit(principal: Principal, event: str, now: datetime, *, reason: str = "", counts: Optional[dict] = None,
-          job_id=None, group_id=None, operation_id=None) -> None:
-    ReconsolidationAudit.objects.create(
-        **owner_fields(principal), job_id=job_id, group_id=group_id, operation_id=operation_id,
-        event=event, reason=reason, counts={k: int(v) for k, v in (counts or {}).items()}, recorded_at=now,
-    )
-
-
 def lease_view(principal: Principal, job: ReconsolidationJob) -> JobLease:
     started = job.slice_started_at
     return JobLease(
@@ -83,19 +71,6 @@ def lease_view(principal: Principal, job: ReconsolidationJob) -> JobLease:
         spend_day=started.date(), due_day=job.due_day, attempt=job.attempt_count,
         generation=job.full_generation, revision=job.revision,
     )
-
-
-def locked_job(principal: Principal, lease_token: UUID, now: datetime, *, job_id: Optional[UUID] = None) -> ReconsolidationJob:
-    """The job whose current lease is ``lease_token``, locked FOR UPDATE; else LeaseLost."""
-    rows = ReconsolidationJob.objects.select_for_update().filter(lease_token=lease_token, policy=bounds.POLICY)
-    if job_id is not None:
-        rows = rows.filter(id=job_id)
-    job = rows.first()
-    if job is None:
-        raise LeaseLost("lease_lost")
-    if job.lease_expires_at is None or job.lease_expires_at <= now:
-        raise LeaseLost("lease_expired")
-    return job
 
 
 def _start_generation(job: ReconsolidationJob, principal: Principal, now: datetime) -> None:

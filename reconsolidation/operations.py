@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
-from typing import Optional, Sequence
+from typing import Sequence
 from uuid import UUID
 
 from django.db import connection
@@ -30,16 +30,15 @@ from django.db.models import F
 from memory.services.owner_state import erasure_generation, lock_owner
 from reconsolidation import apply, blocks, bounds, hypotheses, mode
 from reconsolidation.domain import (
-    InputRef, InvalidationReceipt, OperationPage, OperationView, Proposal, input_digest, sorted_inputs,
+    InputRef, InvalidationReceipt, OperationView, Proposal, input_digest, sorted_inputs,
 )
 from reconsolidation.errors import BudgetExhausted, Conflict, FenceLost, Invalid, StaleInputs
-from reconsolidation.groups import locked_group
-from reconsolidation.leases import audit, locked_job, owner_fields
 from reconsolidation.sources import EVIDENCE, current_sources
 from reconsolidation.models import (
     DerivedMemory, ReconsolidationBlock, ReconsolidationDependency, ReconsolidationGroup, ReconsolidationMember,
     ReconsolidationOperation,
 )
+from reconsolidation.rows import audit, locked_group, locked_job, operation_view, owner_fields
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -50,17 +49,6 @@ from veetbot.rls import owner_context
 def operation_signature(kind: str, memory_ids: Sequence[UUID]) -> str:
     """The policy- and model-independent signature an owner block matches (IDs only)."""
     return blocks.exact(kind, memory_ids)
-
-
-def operation_view(principal: Principal, row: ReconsolidationOperation) -> OperationView:
-    return OperationView(
-        **owner_fields(principal), id=row.id, group_id=row.group_id, kind=row.kind, state=row.state,
-        revision=row.revision, policy=row.policy, model_identity=row.model_identity,
-        evidence_identity=row.evidence_identity,
-        inputs=tuple(InputRef(memory_id=i, content_revision=r) for i, r in zip(row.input_ids, row.input_revisions)),
-        input_digest=row.input_digest, reason=row.reason, created_at=row.created_at, committed_at=row.committed_at,
-        invalidated_at=row.invalidated_at, undone_at=row.undone_at,
-    )
 
 
 def commit(
@@ -187,22 +175,3 @@ def invalidate(principal: Principal, source_ids: Sequence[UUID], *, reason: str,
             staled=tuple(staled), groups_staled=groups,
         )
 
-
-def get_operation(principal: Principal, operation_id: UUID, *, ceiling: str) -> OperationView:
-    from reconsolidation import reads
-
-    return reads.get_operation(principal, operation_id, ceiling=ceiling)
-
-
-def list_operations(principal: Principal, *, ceiling: str, cursor: Optional[str], limit: int, **filters) -> OperationPage:
-    from reconsolidation import reads
-
-    return reads.list_operations(principal, ceiling=ceiling, cursor=cursor, limit=limit, **filters)
-
-
-def undo(principal: Principal, operation_id: UUID, *, expected_revision: int, idempotency_key: str,
-         now: Optional[datetime] = None) -> OperationView:
-    from reconsolidation import undo as undo_module
-
-    return undo_module.undo(principal, operation_id, expected_revision=expected_revision,
-                            idempotency_key=idempotency_key, now=now)

@@ -26,9 +26,8 @@ from memory import vocabulary
 from reconsolidation import bounds
 from reconsolidation.domain import OperationPage, OperationView
 from reconsolidation.errors import Invalid, NotFound
-from reconsolidation.leases import owner_fields
 from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES, ReconsolidationOperation
-from reconsolidation.operations import operation_view
+from reconsolidation.rows import operation_view, owner_fields
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 

@@ -19,9 +19,8 @@ from memory.services.owner_state import lock_owner
 from reconsolidation import apply, blocks, receipts
 from reconsolidation.domain import InputRef, OperationView
 from reconsolidation.errors import Conflict, NotFound, StaleInputs
-from reconsolidation.leases import audit
 from reconsolidation.models import ReconsolidationOperation
-from reconsolidation.operations import operation_view
+from reconsolidation.rows import audit, operation_view
 from reconsolidation.sources import current_sources
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal

@@ -7,6 +7,8 @@ expiry, direct derivation, sensitivity ceiling, scope, owner evidence) and the e
 revision, so a source changed since its group was queued is simply absent; the caller
 decides whether what remains is still worth processing. ``locked_sources`` is the same
 read FOR UPDATE in sorted UUID order, for the commit and approval transactions.
+``allowed_sensitivities`` is the sensitivity ceiling every maintenance read binds
+(inventory pages, neighbour lookups and these views alike).
 
 Statements live in these values only for the duration of a unit of work; nothing here is
 persisted or logged.
@@ -20,10 +22,10 @@ from uuid import UUID
 
 from django.db import connection
 
-from reconsolidation import sql
+from memory import vocabulary
+from reconsolidation import bounds, sql
 from reconsolidation.domain import InputRef
-from reconsolidation.inventory import allowed_sensitivities
-from reconsolidation.leases import owner_fields
+from reconsolidation.rows import owner_fields
 from veetbot.identity import Principal
 
 _COLUMNS = (
@@ -31,6 +33,12 @@ _COLUMNS = (
     "derivation", "attribution", "scope", "portable", "authority", "sensitivity", "confidence", "evidence_at",
     "valid_from", "expires_at", "entity_ids", "claim_sha256",
 )
+
+
+def allowed_sensitivities() -> list[str]:
+    """The sensitivities a maintenance read admits: up to ``RECON_SENSITIVITY_CEILING``."""
+    ceiling = vocabulary.SENSITIVITY_RANK[bounds.RECON_SENSITIVITY_CEILING]
+    return list(vocabulary.SENSITIVITIES[: ceiling + 1])
 
 
 # The admitted leaves of originals: owner user.message.created events, not excluded or erased.

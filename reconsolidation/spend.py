@@ -33,9 +33,9 @@ from django.db.models import Sum
 from reconsolidation import bounds
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, Reservation, SpendReceipt
 from reconsolidation.errors import BudgetExhausted, Conflict, DuplicateReservation, Invalid, LeaseLost, NotFound
-from reconsolidation.groups import locked_group
-from reconsolidation.leases import locked_job, owner_fields, require_enabled
+from reconsolidation.leases import require_enabled
 from reconsolidation.models import ReconsolidationSpend, ReconsolidationSpendDay
+from reconsolidation.rows import locked_group, locked_job, owner_fields
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Callable, Mapping, Optional, Sequence
 from uuid import UUID
 
-from reconsolidation import bounds, groups, inventory, leases, operations, spend
+from reconsolidation import bounds, groups, inventory, leases, operations, reads, review, spend, undo
 from reconsolidation.domain import (
     CallAudit, CallCompletion, Group, GroupDraft, GroupLease, InputRef, InvalidationReceipt, JobLease,
     OperationPage, OperationView, Proposal, Reservation, SlicePlan, SliceReport, SourcePage, SpendReceipt,
@@ -92,30 +92,25 @@ class ReconsolidationStore:
         return operations.invalidate(principal, source_ids, reason=reason, now=self._now(now))
 
     def get_operation(self, principal: Principal, operation_id: UUID, *, ceiling: str) -> OperationView:
-        return operations.get_operation(principal, operation_id, ceiling=ceiling)
+        return reads.get_operation(principal, operation_id, ceiling=ceiling)
 
     def list_operations(self, principal: Principal, *, ceiling: str, cursor: Optional[str] = None,
                         limit: int = bounds.RECON_OPERATIONS_PAGE_DEFAULT, kind: Optional[str] = None,
                         state: Optional[str] = None) -> OperationPage:
-        return operations.list_operations(principal, ceiling=ceiling, cursor=cursor, limit=limit, kind=kind,
-                                          state=state)
+        return reads.list_operations(principal, ceiling=ceiling, cursor=cursor, limit=limit, kind=kind, state=state)
 
     def undo(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
              idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
-        return operations.undo(principal, operation_id, expected_revision=expected_revision,
-                               idempotency_key=idempotency_key, now=self._now(now))
+        return undo.undo(principal, operation_id, expected_revision=expected_revision,
+                         idempotency_key=idempotency_key, now=self._now(now))
 
     # --- owner review (reviewed mode) ----------------------------------------------------
     def approve(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
                 idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
-        from reconsolidation import review
-
         return review.approve(principal, operation_id, expected_revision=expected_revision,
                               idempotency_key=idempotency_key, now=self._now(now))
 
     def reject(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
                idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
-        from reconsolidation import review
-
         return review.reject(principal, operation_id, expected_revision=expected_revision,
                              idempotency_key=idempotency_key, now=self._now(now))

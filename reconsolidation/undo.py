@@ -20,10 +20,9 @@ from memory.services.owner_state import lock_owner
 from reconsolidation import apply, blocks, receipts
 from reconsolidation.domain import OperationView
 from reconsolidation.errors import Conflict, NotFound
-from reconsolidation.leases import audit
 from reconsolidation.models import ReconsolidationMember, ReconsolidationOperation
-from reconsolidation.operations import operation_view
 from reconsolidation.review import _inputs
+from reconsolidation.rows import audit, operation_view
 from reconsolidation.sources import current_sources
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal

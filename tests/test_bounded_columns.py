@@ -40,11 +40,11 @@ from recall.vectors import write_vectors
 from reconsolidation import bounds, derived, receipts as recon_receipts, summaries, tasks
 from reconsolidation.domain import input_digest
 from reconsolidation.errors import Invalid as ReconInvalid
-from reconsolidation.leases import audit
 from reconsolidation.management.commands import dream
 from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationGroup, ReconsolidationJob, ReconsolidationOperation,
 )
+from reconsolidation.rows import audit
 from reconsolidation.store import ReconsolidationStore
 from tests.factories import T0, make_owner
 from tests.recall.helpers import Bank, basis

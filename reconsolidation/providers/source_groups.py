@@ -17,8 +17,8 @@ from typing import Sequence
 from django.db import connection
 
 from reconsolidation.domain import GroupLease
-from reconsolidation.leases import owner_fields
 from reconsolidation.providers.request import EvidencePart, SourceGroup, SourceMemory
+from reconsolidation.rows import owner_fields
 from reconsolidation.sources import current_sources
 from veetbot.identity import Principal
 
