@@ -55,6 +55,26 @@ def memory_get(*, memory_id: UUID, ceiling: str) -> MemoryView:
     return memory_views([row])[0]
 
 
+def memory_map(*, memory_ids: Iterable[UUID], ceiling: str) -> dict[UUID, MemoryView]:
+    """The visible ones of ``memory_ids`` by ID, in one read (absent: erased, foreign,
+    unknown or above the ceiling, indistinguishably)."""
+    ids = list(dict.fromkeys(memory_ids))
+    if not ids:
+        return {}
+    return {view.id: view for view in memory_views(list(visible_memories(ceiling).filter(id__in=ids)))}
+
+
+def memory_ids_with_subject(*, subject: str, ceiling: str, limit: int) -> list[UUID]:
+    """Visible originals whose subject is ``subject`` (case-insensitive), at most ``limit``."""
+    return list(visible_memories(ceiling).filter(subject__iexact=subject).order_by("id").values_list("id", flat=True)[:limit])
+
+
+def memory_subjects(*, ceiling: str, memory_ids: Iterable[UUID], limit: int) -> list[str]:
+    """The distinct subjects of the visible ones of ``memory_ids``, alphabetically."""
+    rows = visible_memories(ceiling).filter(id__in=list(memory_ids)).exclude(subject="")
+    return list(rows.order_by("subject").values_list("subject", flat=True).distinct()[:limit])
+
+
 def memory_page(
     *, ceiling: str, limit: int, after: Optional[tuple[int, UUID]] = None,
     status: Optional[str] = None, belief_type: Optional[str] = None, scope: Optional[str] = None,

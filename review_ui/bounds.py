@@ -15,3 +15,5 @@ REVIEW_JOURNAL_PAGE_SIZE: int = getattr(settings, "REVIEW_JOURNAL_PAGE_SIZE", 25
 REVIEW_STATUS_LAST_SLICES: int = getattr(settings, "REVIEW_STATUS_LAST_SLICES", 5)
 # A pasted bearer longer than this is refused before any lookup.
 REVIEW_TOKEN_MAX_CHARS: int = getattr(settings, "REVIEW_TOKEN_MAX_CHARS", 200)
+# The longest subject the journal's subject filter reads (an original's own bound).
+REVIEW_SUBJECT_MAX_CHARS: int = getattr(settings, "REVIEW_SUBJECT_MAX_CHARS", settings.MEMORY_SUBJECT_MAX_CHARS)

@@ -1,7 +1,7 @@
 """Reads of the review dashboard, returning plain frozen values for the templates.
 
 Every read is the owner's own (``owner_context`` of the signed-in principal) and fresh:
-the journal pages through ``reconsolidation.reads.list_operations``, a detail re-fetches
+the journal (``review_ui.journal``) pages through ``reconsolidation.reads``, a detail re-fetches
 its operation with ``reads.get_operation`` and re-reads each original through
 ``memory.selectors.memory_get``, and a source page reads the original again. Nothing is
 cached between requests, nothing is inferred: a summary is labelled as derived, never
@@ -23,51 +23,19 @@ from reconsolidation import derived as derived_service
 from reconsolidation import reads
 from reconsolidation.domain import OperationView
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
-from review_ui import bounds
+from review_ui import words
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 CEILING = vocabulary.SENSITIVITIES[-1]
-LENSES = {  # lens slug -> (label, operation kind or None for all)
-    "all": ("All", None),
-    "summaries": ("Summaries", "summarize_related"),
-    "connections": ("Connections", "infer_connection"),
-    "conflicts": ("Conflicts", "flag_conflict"),
-    "merges": ("Merges", "merge_equivalent"),
-}
-KIND_LABELS = {
-    "merge_equivalent": "Merge", "summarize_related": "Summary", "infer_connection": "Connection",
-    "flag_conflict": "Conflict",
-}
-STATE_LABELS = {
-    "proposed": "Pending review", "committed": "Active", "rejected": "Rejected", "stale": "Stale",
-    "invalidated": "Invalidated", "undone": "Undone",
-}
+KIND_LABELS = words.KIND
+STATE_LABELS = words.STATE
 # Fixed text (spec: "conflicts ... a fixed uncertainty notice"): the flag chooses no winner.
 CONFLICT_NOTICE = ("These originals appear to disagree. Veetbot has not decided which one is true: "
                    "both are kept unchanged and both can still be recalled.")
 UNDO_EXPLANATION = ("Undo reverses only duplicate suppression: every original below stays exactly as it is "
                     "and can be recalled on its own again. Nothing is deleted, restored or rewritten, and "
                     "this merge will not be proposed again.")
-
-
-@dataclass(frozen=True)
-class Card:
-    id: UUID
-    kind: str
-    kind_label: str
-    state: str
-    state_label: str
-    revision: int
-    created_at: object
-
-
-@dataclass(frozen=True)
-class JournalPage:
-    lens: str
-    state: str
-    cards: tuple[Card, ...]
-    next_cursor: Optional[str]
 
 
 @dataclass(frozen=True)
@@ -106,24 +74,6 @@ class Detail:
     @property
     def known_kind(self) -> bool:
         return self.operation.kind in KIND_LABELS
-
-
-def card(view: OperationView) -> Card:
-    return Card(id=view.id, kind=view.kind, kind_label=KIND_LABELS.get(view.kind, view.kind),
-                state=view.state, state_label=STATE_LABELS.get(view.state, view.state), revision=view.revision,
-                created_at=view.created_at)
-
-
-def journal_page(principal: Principal, *, lens: str, state: str = "", cursor: Optional[str] = None) -> JournalPage:
-    """One page of the lens, newest first; unknown lenses or states are the reader's
-    validation errors (``reconsolidation.errors.Invalid``)."""
-    from reconsolidation.errors import Invalid
-
-    if lens not in LENSES:
-        raise Invalid("lens: unknown")
-    page = reads.list_operations(principal, ceiling=CEILING, cursor=cursor or None,
-                                 limit=bounds.REVIEW_JOURNAL_PAGE_SIZE, kind=LENSES[lens][1], state=state or None)
-    return JournalPage(lens=lens, state=state, cards=tuple(card(v) for v in page.items), next_cursor=page.next_cursor)
 
 
 def _original(memory_id: UUID) -> Optional[SourceLine]:

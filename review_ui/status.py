@@ -1,6 +1,7 @@
 """The status panel: processing mode and kill switch, the last slices, scan coverage
 beside model-processed groups, spend today against the daily ceiling, and fourteen days
-of spend and operations for the chart.
+of spend and operations for the chart — each said in plain words (``Status.sentences``,
+``SliceLine.sentence``), never as counter names.
 
 Everything here is content free by construction: it reads jobs, audit rows (event, reason
 code, integer counts), spend days and operation counts — never a statement, excerpt or
@@ -14,6 +15,7 @@ from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Optional
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Count
 from django.db.models.functions import TruncDate
@@ -27,11 +29,14 @@ from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationJob, ReconsolidationOperation, ReconsolidationSpendDay,
 )
 from review_ui import bounds
+from review_ui.words import MODE, plural
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 SLICE_EVENTS = ("slice_inventory", "slice_paused")
+# The one provider that is free and runs on this machine; every other one may cost money.
+FREE_LOCAL_PROVIDERS = ("rules",)
 
 
 def usd(value: Decimal) -> str:
@@ -46,6 +51,22 @@ class SliceLine:
     recorded_at: datetime
     event: str
     counts: tuple[tuple[str, int], ...]
+
+    @property
+    def sentence(self) -> str:
+        if self.event == "slice_paused":
+            return "Paused: too many groups are already waiting for the model, so no new memories were read."
+        n = dict(self.counts)
+        read = n.get("full_anchors", 0) + n.get("changed_entries", 0)
+        parts = [f"read {plural(read, 'memory', 'memories')}"]
+        if n.get("changed_entries"):
+            parts[0] += f" ({n['changed_entries']} recently changed)"
+        parts.append(f"formed {plural(n.get('groups_queued', 0), 'group')}")
+        if n.get("not_selected"):
+            parts.append(f"left {n['not_selected']} for a later pass")
+        if n.get("excluded"):
+            parts.append(f"skipped {n['excluded']} not eligible")
+        return "Dreaming " + ", ".join(parts) + "."
 
 
 @dataclass(frozen=True)
@@ -64,6 +85,55 @@ class Status:
     spend_today_usd: Decimal
     daily_ceiling_usd: Decimal
     days: tuple[DayPoint, ...]
+    provider: str = "rules"
+    scan_day: Optional[date] = None
+    today: Optional[date] = None
+
+    @property
+    def paid(self) -> bool:
+        """Spend is shown only for a provider that may charge (never for the rules one)."""
+        return self.provider not in FREE_LOCAL_PROVIDERS
+
+    @property
+    def mode_sentence(self) -> str:
+        return MODE.get(self.mode, MODE["refused"])
+
+    @property
+    def processing_sentence(self) -> str:
+        if self.processing_enabled:
+            return "Dreaming is on."
+        return "Dreaming is switched off. History, review, undo and erasure still work."
+
+    @property
+    def spend_sentence(self) -> str:
+        if not self.paid:
+            return "Free: the rules provider runs locally and sends nothing anywhere."
+        return f"Spent ${self.spend_today} of the ${self.daily_ceiling} daily ceiling today."
+
+    @property
+    def coverage_sentences(self) -> tuple[str, ...]:
+        """"Dreaming read 253 of 253 memories today; 8 groups reviewed; 162 waiting for a
+        later pass": the scan and the model's work, reported apart."""
+        cover = self.coverage
+        if cover is None:
+            return ("Dreaming has not read any memories yet.",)
+        when = "today" if self.scan_day == self.today else f"on {self.scan_day.isoformat()}" if self.scan_day else ""
+        read = min(cover.full_cursor, cover.generation_size)
+        first = f"Dreaming read {read} of {plural(cover.generation_size, 'memory', 'memories')} {when}".rstrip()
+        parts = [first, f"{plural(cover.groups_processed, 'group')} reviewed"]
+        if cover.groups_pending:
+            parts.append(f"{cover.groups_pending} queued for the model")
+        parts.append(f"{cover.not_selected} waiting for a later pass")
+        sentences = ["; ".join(parts) + "."]
+        if cover.groups_failed:
+            sentences.append(f"{plural(cover.groups_failed, 'group')} failed and will not be retried as it is.")
+        if cover.excluded:
+            sentences.append(f"{plural(cover.excluded, 'memory', 'memories')} were skipped as not eligible.")
+        if cover.scan_complete:
+            sentences.append("The whole memory bank has been read in this pass."
+                             if cover.model_complete else
+                             "The whole memory bank has been read; the model has not yet looked at all of it.")
+        return tuple(sentences)
 
     @property
     def spend_today(self) -> str:
@@ -102,4 +172,5 @@ def status(principal: Principal, *, now: Optional[datetime] = None) -> Status:
     return Status(mode=_mode(), processing_enabled=processing_enabled(), slices=slices, coverage=cover,
                   spend_today_usd=spend.get(today, Decimal("0")),
                   daily_ceiling_usd=recon_bounds.RECON_DAILY_BUDGET_USD,
-                  days=days)
+                  days=days, provider=getattr(settings, "AGENT_MEMORY_RECONSOLIDATION_PROVIDER", "rules"),
+                  scan_day=job.due_day if job is not None else None, today=today)

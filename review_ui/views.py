@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 from typing import Optional
+from urllib.parse import urlencode
 from uuid import UUID
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -22,8 +23,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memory.errors import Conflict, Invalid, MemoryError_, NotFound
 from memory.services.receipts import request_sha256
 from reconsolidation import derived, review, undo
-from reconsolidation.models import OPERATION_STATES
-from review_ui import chart, selectors
+from review_ui import bounds, bulk, chart, selectors
+from review_ui import journal as journal_reads
 from review_ui.forms import ActionForm, SignInForm, new_key
 from review_ui.security import clear_review_cookie, public_page, review_page, set_review_cookie
 from review_ui.session import sign_in as exchange_bearer
@@ -46,6 +47,9 @@ DERIVED_ACTIONS = (  # (action, button label, destructive)
     ("delete", "Delete", True),
 )
 DERIVED_FEEDBACK = {"dismiss": "dismissed", "not_here": "not_here", "not_true": "not_true", "delete": "deleted"}
+RETRY_FEEDBACK = "That did not work. Nothing was changed; you can retry the same request."
+READ_ONLY = "This sign-in may read but not change memory."
+MALFORMED = "The request was malformed."
 OPERATION_ACTIONS = {"approve": (review.approve, "approved"), "reject": (review.reject, "rejected"),
                      "undo": (undo.undo, "undone")}
 
@@ -84,20 +88,91 @@ def asset(request: HttpRequest, name: str) -> HttpResponse:
 @require_GET
 @review_page
 def journal(request: HttpRequest) -> HttpResponse:
-    lens = request.GET.get("lens", "all")
-    state = request.GET.get("state", "")
+    principal = request.review.principal
     try:
-        page = selectors.journal_page(request.review.principal, lens=lens, state=state,
-                                      cursor=request.GET.get("cursor"))
+        found = journal_reads.filters(principal, lens=request.GET.get("lens", "all"),
+                                      state=request.GET.get("state", ""), subject=request.GET.get("subject"))
+        page = journal_reads.journal_page(principal, found, cursor=request.GET.get("cursor"))
     except Invalid:
-        return render(request, "review/journal.html", _journal_context(request, None, lens, state), status=400)
-    return render(request, "review/journal.html", _journal_context(request, page, lens, state))
+        return _journal(request, None, journal_reads.Filters(), status=400,
+                        feedback="That filter is not known or no longer available.", tone="failure")
+    return _journal(request, page, found)
 
 
-def _journal_context(request: HttpRequest, page, lens: str, state: str) -> dict:
+def _journal(request: HttpRequest, page, found, *, status: int = 200, **extra) -> HttpResponse:
     panel = status_panel(request.review.principal)
-    return {"page": page, "lens": lens, "state": state, "lenses": selectors.LENSES, "states": OPERATION_STATES,
-            "status": panel, "chart": chart.render(panel.days, panel.daily_ceiling_usd)}
+    return render(request, "review/journal.html", {
+        "page": page, "filters": found, "lens": found.lens, "state": found.state, "lenses": journal_reads.LENSES,
+        "states": [(code, selectors.STATE_LABELS.get(code, code)) for code in journal_reads.STATES], "status": panel,
+        "chart": chart.render(panel.days, panel.daily_ceiling_usd, paid=panel.paid),
+        "legend": chart.legend(panel.daily_ceiling_usd, paid=panel.paid), "can_write": request.review.can_write,
+        "section": "journal", **extra,
+    }, status=status)
+
+
+def _journal_refusal(request: HttpRequest, status: int, feedback: str) -> HttpResponse:
+    """The unfiltered journal with a refusal; nothing was read from or written for the post."""
+    unfiltered = journal_reads.Filters()
+    return _journal(request, journal_reads.journal_page(request.review.principal, unfiltered), unfiltered,
+                    status=status, tone="failure", feedback=feedback)
+
+
+@require_POST
+@review_page
+def journal_subject(request: HttpRequest) -> HttpResponse:
+    """The subject filter, POSTed so its text never enters a URL: it becomes the ID of one
+    original with that subject, and the journal's URL carries only that ID."""
+    principal = request.review.principal
+    lens, state = request.POST.get("lens", "all"), request.POST.get("state", "")
+    subject = request.POST.get("subject", "")[:bounds.REVIEW_SUBJECT_MAX_CHARS]
+    try:
+        found = journal_reads.filters(principal, lens=lens, state=state, subject=None)
+    except Invalid:
+        found = journal_reads.Filters()
+    token = journal_reads.subject_token(principal, subject)
+    if token is None:
+        page = journal_reads.journal_page(principal, found)
+        return _journal(request, page, found, status=200, typed_subject=subject, tone="failure",
+                        feedback="No memory has that subject, so the journal is not filtered by it.")
+    query = urlencode({k: v for k, v in (("lens", found.lens), ("state", found.state), ("subject", token)) if v})
+    return HttpResponseRedirect(f"{reverse('review:journal')}?{query}", status=303)
+
+
+@require_POST
+@review_page
+def bulk_preview(request: HttpRequest) -> HttpResponse:
+    """Every original each selected proposal affects, before anything is written."""
+    action = request.POST.get("action", "")
+    try:
+        ids = bulk.selection(action, request.POST.getlist("operation"))
+    except bulk.Refused:
+        return _journal_refusal(request, 400, "Select at least one pending proposal, then choose approve or reject.")
+    if not request.review.can_write:
+        return _journal_refusal(request, 403, READ_ONLY)
+    found = bulk.preview(request.review.principal, action, ids)
+    return render(request, "review/bulk_preview.html", {"preview": found, "section": "journal",
+                                                        "undo_explanation": selectors.UNDO_EXPLANATION})
+
+
+@require_POST
+@review_page
+def bulk_apply(request: HttpRequest) -> HttpResponse:
+    """One revision-checked, idempotent review per confirmed item; the answer is rendered,
+    not redirected, so a reload repeats the same keys and replays."""
+    action = request.POST.get("action", "")
+    try:
+        items = bulk.confirmation(action, request.POST.getlist("item"))
+    except bulk.Refused:
+        return _journal_refusal(request, 400, MALFORMED)
+    if not request.review.can_write:
+        return _journal_refusal(request, 403, READ_ONLY)
+    results = bulk.apply(request.review.principal, action, items)
+    done = sum(1 for r in results if r.outcome in ("approved", "rejected"))
+    verb = "Approved" if action == "approve" else "Rejected"
+    return render(request, "review/bulk_result.html", {
+        "action": action, "results": results, "failed": [r for r in results if r.failed], "section": "journal",
+        "feedback": f"{verb} {done} of {len(results)}.", "tone": "success" if done == len(results) else "conflict",
+    })
 
 
 def _detail(request: HttpRequest, operation_id: UUID, *, template: str = "review/detail.html", status: int = 200,
@@ -127,7 +202,6 @@ def undo_preview(request: HttpRequest, operation_id: UUID) -> HttpResponse:
     return _detail(request, operation_id, template="review/undo_preview.html")
 
 
-RETRY_FEEDBACK = "That did not work. Nothing was changed; you can retry the same request."
 
 
 def _write_request(request: HttpRequest, operation_id: UUID) -> tuple[Optional[dict], Optional[HttpResponse]]:
@@ -135,11 +209,11 @@ def _write_request(request: HttpRequest, operation_id: UUID) -> tuple[Optional[d
     refusal page: 403 for a read-only sign-in, 400 for a malformed form)."""
     if not request.review.can_write:
         return None, _detail(request, operation_id, status=403, tone="failure",
-                             feedback="This sign-in may read but not change memory.")
+                             feedback=READ_ONLY)
     form = ActionForm(request.POST)
     if not form.is_valid():
         return None, _detail(request, operation_id, status=400, tone="failure",
-                             feedback="The request was malformed.")
+                             feedback=MALFORMED)
     return form.cleaned_data, None
 
 

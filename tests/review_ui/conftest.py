@@ -16,6 +16,7 @@ import pytest
 from django.db import connections
 
 from tests.conftest import ALIASES, truncate_all
+from tests.review_ui.browser import AsyncUnsafeAllowed, launch
 
 # Read by pytest-django when the session-scoped live server starts: loopback only.
 os.environ["DJANGO_LIVE_TEST_SERVER_ADDRESS"] = "127.0.0.1"
@@ -33,3 +34,37 @@ def committed_db(django_db_setup, django_db_blocker):
 @pytest.fixture
 def transactional_db(committed_db):
     yield
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per browser module."""
+    from playwright.sync_api import sync_playwright
+
+    with AsyncUnsafeAllowed(), sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+def _page(browser, live_server, width: int, height: int):
+    assert live_server.url.startswith("http://127.0.0.1:")
+    context = browser.new_context(base_url=live_server.url, viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    return context, page
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context, page = _page(browser, live_server, 1200, 700)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def phone(browser, live_server):
+    """The narrowest viewport the dashboard must read well at: 360 CSS pixels."""
+    context, page = _page(browser, live_server, 360, 740)
+    yield page
+    context.close()

@@ -7,19 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from reconsolidation import review
-from tests.review_ui.browser import AsyncUnsafeAllowed, launch, screenshot
+from tests.review_ui.browser import assert_accessible, screenshot, sign_in
 from tests.review_ui.seed import SECRET, build_bank
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with AsyncUnsafeAllowed(), sync_playwright() as playwright:
-        chromium = launch(playwright)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
@@ -27,23 +19,6 @@ def shared(committed_db):
     """One bank (merge and summary approved, conflict pending) for the journeys that only
     read; each journey that writes builds its own owner."""
     return build_bank(approve_kinds=("merge", "summary"))
-
-
-@pytest.fixture
-def page(browser, live_server):
-    assert live_server.url.startswith("http://127.0.0.1:")
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 1200, "height": 700})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    yield page
-    context.close()
-
-
-def sign_in(page, token: str) -> None:
-    page.goto("/review/sign-in")
-    page.fill("#id_token", token)
-    page.click("#sign-in")
-    page.wait_for_url(re.compile(r"/review/$"))
 
 
 def open_card(page, operation_id) -> None:
@@ -68,6 +43,7 @@ def test_sign_in_exchanges_the_token_for_a_cookie_the_page_cannot_read(page, sha
     assert "veetbot_review" not in page.evaluate("document.cookie")
     assert page.evaluate("window.localStorage.length + window.sessionStorage.length") == 0
     assert bank.token not in page.content()
+    assert_accessible(page)
     screenshot(page, "sign_in")
 
 
@@ -94,7 +70,8 @@ def test_each_lens_shows_only_its_kind_and_cards_name_kind_and_state(page, share
     expect(page.locator("li.card")).to_have_count(1)  # the state filter survives a lens change
     expect(page.locator("li.card .kind")).to_have_text("Conflict")
     expect(page.locator("svg.chart g.day")).to_have_count(14)
-    expect(page.locator("#status-mode")).to_have_text("reviewed")
+    expect(page.locator("#status-mode")).to_contain_text("Reviewed: dreaming proposes")
+    assert_accessible(page)
     screenshot(page, "lenses")
 
 
@@ -110,12 +87,14 @@ def test_detail_discloses_each_claims_sources_and_a_source_is_read_again(page, s
     first.locator("summary").click()
     expect(first.locator("li[data-source]")).to_have_count(1)
     expect(first.locator(f'li[data-source="{c.id}"]')).to_be_visible()
+    assert_accessible(page)
     screenshot(page, "detail_summary")
     first.locator("a.source-link").click()
     page.wait_for_url(re.compile(f"/review/sources/{c.id}"))
     expect(page.locator("#source-statement")).to_have_text(c.statement)
     expect(page.locator("#source-omitted")).to_have_text("cited support")
     assert SECRET not in page.url
+    assert_accessible(page)
     screenshot(page, "source")
 
 
@@ -127,6 +106,7 @@ def test_conflict_detail_shows_both_sides_with_the_fixed_notice(page, shared):
     expect(page.locator(".claim")).to_have_count(2)
     e, f = bank.originals["conflict"]
     assert set(page.locator(".claim-text").all_inner_texts()) == {e.statement, f.statement}
+    assert_accessible(page)
     screenshot(page, "conflict")
 
 
@@ -141,6 +121,7 @@ def test_undo_previews_every_affected_original_then_confirms(page):
     expect(page.locator("#affected li")).to_have_count(2)
     for memory in (a, b):
         expect(page.locator(f'#affected li[data-source="{memory.id}"]')).to_contain_text(memory.statement)
+    assert_accessible(page)
     screenshot(page, "undo_preview")
     page.click("#action-undo")
     page.wait_for_url(re.compile(r"feedback=undone"))
@@ -148,6 +129,7 @@ def test_undo_previews_every_affected_original_then_confirms(page):
     expect(page.locator("#detail-state")).to_have_text("Undone")
     expect(page.locator("#action-undo-preview")).to_have_count(0)
     feedback_in_view(page)
+    assert_accessible(page)
     screenshot(page, "undo_done")
 
 
@@ -168,12 +150,14 @@ def test_approve_and_reject_pending_proposals_with_competing_actions_disabled_in
     page.wait_for_url(re.compile(r"feedback=approved"))
     expect(page.locator("#feedback")).to_contain_text("Approved")
     expect(page.locator("#detail-state")).to_have_text("Active")
+    assert_accessible(page)
     screenshot(page, "approved")
     open_card(page, bank.conflict.id)
     page.click("#action-reject")
     page.wait_for_url(re.compile(r"feedback=rejected"))
     expect(page.locator("#detail-state")).to_have_text("Rejected")
     expect(page.locator("#action-approve")).to_have_count(0)
+    assert_accessible(page)
     screenshot(page, "rejected")
 
 
@@ -188,6 +172,7 @@ def test_a_stale_revision_shows_the_conflict_and_the_current_state(page):
     expect(page.locator("#detail-state")).to_have_text("Active")
     expect(page.locator("#action-reject")).to_have_count(0)
     feedback_in_view(page)
+    assert_accessible(page)
     screenshot(page, "stale_conflict")
 
 
@@ -199,6 +184,7 @@ def test_history_stays_browsable_with_processing_switched_off(page, settings, sh
     expect(page.locator("li.card")).to_have_count(3)
     open_card(page, bank.merge.id)
     expect(page.locator("#action-undo-preview")).to_be_visible()
+    assert_accessible(page)
     screenshot(page, "processing_off")
 
 
@@ -210,6 +196,7 @@ def test_sign_out_clears_the_cookie_and_the_journal_needs_a_new_sign_in(page, sh
     assert "veetbot_review" not in {c["name"] for c in page.context.cookies()}
     page.goto("/review/")
     assert page.url.endswith("/review/sign-in")
+    assert_accessible(page)
     screenshot(page, "signed_out")
 
 
@@ -229,4 +216,5 @@ def test_deleting_a_summary_retires_it_and_keeps_its_originals(page):
     c, _d = bank.originals["summary"]
     page.goto(f"/review/sources/{c.id}")
     expect(page.locator("#source-statement")).to_have_text(c.statement)  # the original is untouched
+    assert_accessible(page)
     screenshot(page, "summary_deleted")

@@ -32,6 +32,13 @@ def sliced(db, settings):
     return owner, token, run
 
 
+def _panel_html(token: str) -> str:
+    client = Client()
+    client.post("/review/sign-in", {"token": token})
+    html = client.get("/review/").content.decode()
+    return html.split('id="status"')[1]
+
+
 def test_the_panel_reports_slices_coverage_and_spend_without_content(sliced):
     owner, token, run = sliced
     panel = status(owner, now=DAY_ONE)
@@ -41,16 +48,33 @@ def test_the_panel_reports_slices_coverage_and_spend_without_content(sliced):
     assert panel.coverage.groups_processed == run.groups_processed
     assert panel.spend_today_usd == run.spend_usd > 0
     assert panel.daily_ceiling_usd == recon_bounds.RECON_DAILY_BUDGET_USD
-    client = Client()
-    client.post("/review/sign-in", {"token": token})
-    html = client.get("/review/").content.decode()
-    panel_html = html.split('id="status"')[1]
-    # The page reads the wall clock: the slice ran on DAY_ONE, so nothing is spent today.
-    assert f"$0.00 of ${usd(recon_bounds.RECON_DAILY_BUDGET_USD)} daily ceiling" in panel_html
-    assert "E-" not in panel_html
-    assert "3 of 3 scanned" in panel_html and f"{run.groups_processed} processed" in panel_html
-    assert "slice_inventory" in panel_html
+    panel_html = _panel_html(token)
     assert SECRET not in panel_html and "Celsius" not in panel_html
+
+
+def test_the_panel_says_in_words_what_dreaming_read_and_reviewed(sliced):
+    owner, token, run = sliced
+    panel = status(owner, now=DAY_ONE)
+    assert panel.coverage_sentences[0] == (
+        f"Dreaming read 3 of 3 memories today; {run.groups_processed} group reviewed; 0 waiting for a later pass.")
+    panel_html = _panel_html(token)  # the wall clock: the scan was on DAY_ONE, not today
+    assert f"Dreaming read 3 of 3 memories on {DAY_ONE.date().isoformat()}; 1 group reviewed" in panel_html
+    assert "Reviewed: dreaming proposes, and nothing is used until you approve it." in panel_html
+    assert "Dreaming read 3 memories, formed" in panel_html  # the last pass, in words
+    for counter in ("slice_inventory", "full_anchors", "groups_queued", "not_selected", "generation"):
+        assert counter not in panel_html, counter
+
+
+def test_a_free_local_provider_shows_no_spend_and_a_paid_one_does(sliced, settings):
+    owner, token, _run = sliced
+    panel_html = _panel_html(token)
+    assert "Free: the rules provider runs locally and sends nothing anywhere." in panel_html
+    assert "daily ceiling" not in panel_html and 'class="spend"' not in panel_html
+    settings.AGENT_MEMORY_RECONSOLIDATION_PROVIDER = "openai"
+    panel_html = _panel_html(token)
+    assert f"Spent $0.00 of the ${usd(recon_bounds.RECON_DAILY_BUDGET_USD)} daily ceiling today." in panel_html
+    assert "E-" not in panel_html
+    assert "spend that day in US dollars (left axis)" in panel_html and "operations recorded that day (right axis)" in panel_html
 
 
 def test_the_panel_says_when_processing_is_switched_off(sliced, settings):
@@ -76,7 +100,8 @@ def test_the_svg_chart_is_numbers_only_with_presentation_attributes(db):
     svg = str(chart.render(panel.days, panel.daily_ceiling_usd))
     assert svg.startswith("<svg") and svg.count('class="day"') == 14
     assert " style=" not in svg and "<script" not in svg
-    assert f"{DAY_ONE.date().isoformat()}: $0.00000003 spent, 3 operations" in svg  # three rules calls
+    assert f"{DAY_ONE.date().isoformat()}: 3 operations, $0.00000003 spent" in svg  # three rules calls
+    assert 'class="axis spend-axis"' in svg and 'class="axis ops-axis"' in svg  # one axis per series
     heights = [float(h) for h in re.findall(r'class="spend" x="[^"]+" y="[^"]+" width="[^"]+" height="([^"]+)"', svg)]
     assert len(heights) == 14 and all(h >= 0 for h in heights)
 
@@ -85,3 +110,13 @@ def test_money_is_fixed_point_with_at_least_cents():
     from decimal import Decimal
 
     assert usd(Decimal("3E-8")) == "0.00000003" and usd(Decimal("2")) == "2.00" and usd(Decimal("2.50")) == "2.50"
+
+
+def test_without_spend_the_chart_draws_operations_on_their_own_axis(db):
+    bank = build_bank()
+    panel = status(bank.owner, now=DAY_ONE)
+    svg = str(chart.render(panel.days, panel.daily_ceiling_usd, paid=False))
+    assert 'class="spend"' not in svg and "spend-axis" not in svg and 'class="axis ops-axis"' in svg
+    assert svg.count('class="ops"') == 14
+    assert [words for _swatch, words in chart.legend(panel.daily_ceiling_usd, paid=False)] == [
+        "operations recorded that day (right axis)"]

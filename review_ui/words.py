@@ -1,0 +1,86 @@
+"""The dashboard's words: what each closed code of the memory system means, said for a
+person instead of a counter or enum name.
+
+Only fixed vocabulary lives here (kinds, states, reason codes, modes, channels): never a
+statement, subject or query. An unknown code is shown as itself, marked as a code, so a
+new reason is still visible rather than hidden.
+"""
+from __future__ import annotations
+
+KIND = {
+    "merge_equivalent": "Merge", "summarize_related": "Summary", "infer_connection": "Connection",
+    "flag_conflict": "Conflict",
+}
+# What the row is, in a phrase that says it is not itself an original memory.
+KIND_PHRASE = {
+    "merge_equivalent": "Duplicates merged into one",
+    "summarize_related": "A summary derived from originals",
+    "infer_connection": "An inferred, tentative connection",
+    "flag_conflict": "Originals that disagree",
+}
+STATE = {
+    "proposed": "Pending review", "committed": "Active", "rejected": "Rejected", "stale": "Stale",
+    "invalidated": "Invalidated", "undone": "Undone",
+}
+STATE_PHRASE = {
+    "proposed": "waiting for your review",
+    "committed": "in use",
+    "rejected": "you rejected it",
+    "stale": "its sources changed before review",
+    "invalidated": "no longer in use: a source changed",
+    "undone": "you undid it",
+}
+REASON = {
+    "equivalence_key": "the statements match word for word, with the same subject, type, scope and attribution",
+    "polarity_difference": "one affirms what another denies about the same subject",
+    "value_difference": "they give different values for the same subject",
+    "extractive_summary": "related memories about one subject, quoted word for word",
+    "provider_merge": "the language model proposed it and local checks confirmed the match",
+    "provider_summary": "the language model chose the clauses and local checks confirmed each quote",
+    "provider_conflict": "the language model flagged a disagreement",
+    "provider_connection": "the language model inferred it from at least two separate messages",
+    "revised": "a source memory was corrected",
+    "retracted": "a source memory was retracted",
+    "expired": "a source memory expired",
+    "erased": "a source memory was erased",
+    "read_validation": "a source no longer passes the checks",
+    "source_changed": "a source memory changed",
+    "superseded_by_union": "replaced by a larger merge of the same duplicates",
+    "owner_undo": "you undid it",
+    "owner_rejection": "you rejected it",
+    "owner_not_true": "you marked it not true",
+    "owner_deleted": "you deleted it",
+}
+MODE = {
+    "reviewed": "Reviewed: dreaming proposes, and nothing is used until you approve it.",
+    "unattended": "Unattended: proposals that pass the evidence checks are applied without review.",
+    "refused": "The mode setting is not valid, so dreaming records nothing.",
+}
+CHANNEL = {
+    "hybrid": "keywords and meaning together",
+    "sparse": "keywords only",
+    "dense": "meaning only",
+}
+FALLBACK = {
+    "": "",
+    "semantic_disabled": "Search by meaning is switched off here, so this used keywords only.",
+    "encoder_unavailable": "The meaning encoder could not be used, so this used keywords only.",
+    "recent_selection": "This listed the newest memories instead of searching.",
+}
+RECORD_KIND = {
+    "belief": "Original memory",
+    "summary": "Summary (derived from originals, not an original)",
+    "hypothesis": "Connection (inferred and tentative, not an original)",
+}
+MEMORY_STATUS = {"active": "active", "retracted": "retracted", "expired": "expired", "deleted": "erased"}
+
+
+def reason(code: str) -> str:
+    """The reason in words; an unknown code stays visible as a code."""
+    if not code:
+        return ""
+    return REASON.get(code, f"reason code {code}")
+
+
+def plural(count: int, one: str, many: str = "") -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
