@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from uuid import UUID
 
-from reconsolidation.apply import ProposalRefused
 from reconsolidation.domain import ClauseDraft, GroupLease, InputRef, OperationView, Proposal
 from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, StaleInputs
 from reconsolidation.providers.envelopes import Operation
 from reconsolidation.providers.parser import ProposalParse
 from reconsolidation.providers.verification import Review
 from reconsolidation.store import ReconsolidationStore
+from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 

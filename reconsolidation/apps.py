@@ -7,4 +7,4 @@ class ReconsolidationConfig(AppConfig):
 
     def ready(self):
         # Derived operations are invalidated inside the transaction of every source change.
-        from reconsolidation import invalidation  # noqa: F401
+        from reconsolidation.writers import invalidation  # noqa: F401

@@ -40,11 +40,11 @@ from memory import vocabulary
 from memory.models import IdempotencyReceipt, Memory
 from memory.services.owner_state import bump_erasure_fence, lock_owner
 from memory.services.receipts import KeyReused, key_sha256
-from reconsolidation import apply, blocks
 from reconsolidation.errors import Conflict, Invalid, NotFound
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
 from reconsolidation.owner_views import available_support
 from reconsolidation.rows import audit
+from reconsolidation.writers import apply, blocks
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

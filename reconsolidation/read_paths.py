@@ -60,8 +60,8 @@ from django.db import connection
 
 from memory import vocabulary
 from recall.domain import RecallItem, RecallRequest, SummaryClause
-from reconsolidation import blocks
 from reconsolidation.models import ReconsolidationBlock
+from reconsolidation.writers import blocks
 
 POLICY = "retrieval-reconsolidation@2"
 # The bounds of one read (spec: "at most 1000 original candidate IDs per read", summary

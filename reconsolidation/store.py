@@ -16,11 +16,12 @@ from datetime import datetime
 from typing import Callable, Mapping, Optional, Sequence
 from uuid import UUID
 
-from reconsolidation import bounds, groups, inventory, leases, operations, reads, review, spend, undo
+from reconsolidation import bounds, groups, inventory, leases, reads, review, spend, undo
 from reconsolidation.domain import (
     CallAudit, CallCompletion, Group, GroupDraft, GroupLease, InputRef, InvalidationReceipt, JobLease,
     OperationPage, OperationView, Proposal, Reservation, SlicePlan, SliceReport, SourcePage, SpendReceipt,
 )
+from reconsolidation.writers import operations
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
 

@@ -17,13 +17,14 @@ from typing import Optional
 from uuid import UUID
 
 from memory.services.owner_state import lock_owner
-from reconsolidation import apply, blocks, receipts
+from reconsolidation import receipts
 from reconsolidation.domain import OperationView
 from reconsolidation.errors import Conflict, NotFound
 from reconsolidation.models import ReconsolidationMember, ReconsolidationOperation
 from reconsolidation.review import _inputs
 from reconsolidation.rows import audit, operation_view
 from reconsolidation.sources import current_sources
+from reconsolidation.writers import apply, blocks
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

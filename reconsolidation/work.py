@@ -47,16 +47,16 @@ from typing import Optional
 from uuid import uuid4
 
 from reconsolidation import bounds, mode
-from reconsolidation.apply import ProposalRefused
+from reconsolidation import model_work
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, InputRef, OperationView, input_digest
 from reconsolidation.errors import (
     BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, ReconsolidationError, StaleInputs,
 )
-from reconsolidation import model_work
 from reconsolidation.providers import rules, selection
 from reconsolidation.providers.contract import Provider
 from reconsolidation.sources import current_sources
 from reconsolidation.store import ReconsolidationStore
+from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 

@@ -22,9 +22,10 @@ import hashlib
 import re
 from typing import Sequence
 
-from reconsolidation import bounds, summaries
+from reconsolidation import bounds
 from reconsolidation.domain import Proposal
-from reconsolidation.equivalence import creation_key, equivalence_classes, normalize
+from reconsolidation.rules import summaries
+from reconsolidation.rules.equivalence import creation_key, equivalence_classes, normalize
 from reconsolidation.sources import SourceView
 
 PROVIDER = "rules"

@@ -3,7 +3,7 @@
 The owner-approval service that turns a proposal into a committed operation is still
 being built, so these builders write the rows a committed operation has — job, group,
 operation, complete dependency edges read from the originals' real sources and events,
-membership rows (canonical included, as ``reconsolidation.apply`` writes them) and the
+membership rows (canonical included, as ``reconsolidation.writers.apply`` writes them) and the
 summary projection (its UUID the operation's) — through the ORM inside
 ``owner_context``: the real database under the runtime role's forced RLS, no mocks.
 Operation state changes after creation go through the state-guard trigger like any other.
@@ -107,7 +107,7 @@ def summary(principal: Principal, clauses: Sequence[Sequence[UUID]], *, omitted:
             subject: Optional[str] = None) -> ReconsolidationOperation:
     """An extractive summary: one clause per ID list (its text the first source's
     statement), ``omitted`` inputs kept as dependencies; metadata inherited as
-    ``reconsolidation.summaries.projection`` does."""
+    ``reconsolidation.rules.summaries.projection`` does."""
     inputs = [i for ids in clauses for i in ids] + list(omitted)
     op = operation(principal, "summarize_related", inputs, now=now, state=state)
     with owner_context(principal):

@@ -9,8 +9,8 @@ from uuid import UUID
 
 import pytest
 
-from reconsolidation.equivalence import KEY_FIELDS, all_equivalent, canonical, equivalence_classes, equivalence_key
 from reconsolidation.providers import rules
+from reconsolidation.rules.equivalence import KEY_FIELDS, all_equivalent, canonical, equivalence_classes, equivalence_key
 from reconsolidation.sources import SourceView
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original

@@ -15,10 +15,10 @@ import pytest
 from evals.reconsolidation.responder import HeuristicResponder
 from memory import services
 from reconsolidation import bounds
-from reconsolidation.apply import ProposalRefused
 from reconsolidation.domain import ClauseDraft, Proposal
 from reconsolidation.models import DerivedMemory, ReconsolidationGroup, ReconsolidationOperation
 from reconsolidation.work import process_group
+from reconsolidation.writers.apply import ProposalRefused
 from tests.factories import T0, draft, make_owner, owner_message
 from tests.reconsolidation.helpers import original, refs
 from tests.reconsolidation.work_builders import claimed_group
@@ -196,7 +196,7 @@ def test_the_writer_itself_refuses_a_sensitive_trait_inference():
     """The egress check normally stops such a clause first; the writer refuses it anyway."""
     from types import SimpleNamespace
 
-    from reconsolidation.hypotheses import text_reason
+    from reconsolidation.writers.hypotheses import text_reason
 
     views = [SimpleNamespace(subject="routine", statement="The owner goes running at 6am."),
              SimpleNamespace(subject="routine", statement="The owner writes in the early morning.")]

@@ -11,8 +11,9 @@ import pytest
 from memory import services
 from memory.domain import MemoryChanges
 from memory.models import Event
-from reconsolidation import bounds, summaries
+from reconsolidation import bounds
 from reconsolidation.models import ReconsolidationGroup
+from reconsolidation.rules import summaries
 from tests.factories import make_owner
 from tests.memory.test_services_erasure import tables_containing
 from tests.reconsolidation.helpers import original

@@ -13,7 +13,8 @@ from django.test.utils import CaptureQueriesContext
 
 from memory.domain import MemoryChanges
 from memory.services import memory_erase, memory_reject, memory_revise
-from reconsolidation import operations, read_paths
+from reconsolidation import read_paths
+from reconsolidation.writers import operations
 from recall.models import RecallTrace
 from tests.factories import T0
 from tests.reconsolidation.recall_builders import merge, move, summary
@@ -39,7 +40,7 @@ def listener(request, monkeypatch):
     between a changed source and the reader (reads must not wait for invalidation)."""
     if request.param == "before_invalidation":
         from memory import hooks
-        from reconsolidation import invalidation
+        from reconsolidation.writers import invalidation
 
         monkeypatch.setattr(hooks, "_listeners",
                             [f for f in hooks._listeners if f is not invalidation.invalidate_dependents])
@@ -298,7 +299,7 @@ def test_a_summary_is_withheld_above_the_ceiling_outside_its_scope_and_after_its
 
 
 def test_a_summary_the_owner_rejected_or_an_equivalent_one_is_withheld(bank, on, related):
-    from reconsolidation import blocks
+    from reconsolidation.writers import blocks
 
     anchor, p, q = related
     op = summary(bank.principal, [[p], [q]], omitted=[anchor], now=BUILT)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from reconsolidation import bounds, summaries
+from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft
-from reconsolidation.summaries import HEADING, BULLET, check_clauses, plan, projection, render
+from reconsolidation.rules import summaries
+from reconsolidation.rules.summaries import HEADING, BULLET, check_clauses, plan, projection, render
 from tests.factories import T0
 from tests.reconsolidation.test_equivalence import view
 

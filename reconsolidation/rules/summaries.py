@@ -29,7 +29,7 @@ from uuid import UUID
 from memory import vocabulary
 from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft
-from reconsolidation.equivalence import creation_key, normalize
+from reconsolidation.rules.equivalence import creation_key, normalize
 from reconsolidation.sources import SourceView
 
 HEADING = "Summary of related memories:"

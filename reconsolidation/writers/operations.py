@@ -28,17 +28,18 @@ from django.db import connection
 from django.db.models import F
 
 from memory.services.owner_state import erasure_generation, lock_owner
-from reconsolidation import apply, blocks, bounds, hypotheses, mode
+from reconsolidation import bounds, mode
 from reconsolidation.domain import (
     InputRef, InvalidationReceipt, OperationView, Proposal, input_digest, sorted_inputs,
 )
 from reconsolidation.errors import BudgetExhausted, Conflict, FenceLost, Invalid, StaleInputs
-from reconsolidation.sources import EVIDENCE, current_sources
 from reconsolidation.models import (
     DerivedMemory, ReconsolidationBlock, ReconsolidationDependency, ReconsolidationGroup, ReconsolidationMember,
     ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, locked_group, locked_job, operation_view, owner_fields
+from reconsolidation.sources import EVIDENCE, current_sources
+from reconsolidation.writers import apply, blocks, hypotheses
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

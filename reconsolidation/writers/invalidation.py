@@ -13,7 +13,7 @@ corrections and erasure still reach every derived copy. Creations invalidate not
 from __future__ import annotations
 
 from memory import hooks
-from reconsolidation import operations
+from reconsolidation.writers import operations
 from veetbot.clock import utcnow
 
 INVALIDATING = ("revised", "retracted", "expired", "erased")

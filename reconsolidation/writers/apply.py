@@ -23,12 +23,13 @@ from uuid import UUID
 
 from memory.errors import Conflict
 from memory.services.owner_state import allocate
-from reconsolidation import blocks, hypotheses, summaries
 from reconsolidation.domain import ClauseDraft
-from reconsolidation.equivalence import all_equivalent, canonical, normalize
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
 from reconsolidation.rows import audit, owner_fields
+from reconsolidation.rules import summaries
+from reconsolidation.rules.equivalence import all_equivalent, canonical, normalize
 from reconsolidation.sources import SourceView, evidence_events
+from reconsolidation.writers import blocks, hypotheses
 from veetbot.identity import Principal
 
 

@@ -44,10 +44,10 @@ from memory import vocabulary
 from memory.services.owner_state import allocate
 from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft
-from reconsolidation.equivalence import normalize
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
 from reconsolidation.providers.egress import pattern_reason
 from reconsolidation.rows import owner_fields
+from reconsolidation.rules.equivalence import normalize
 from reconsolidation.sources import EVIDENCE, SourceView
 from veetbot.identity import Principal
 
