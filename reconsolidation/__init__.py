@@ -3,23 +3,17 @@ equivalent beliefs reversibly, writes extractive summaries, proposes tentative h
 flags conflicts. It never rewrites or deletes an original and is invalidated through
 ``memory.hooks`` whenever a source changes.
 
-Layout: ``models`` (rows, forced RLS in ``migrations``), ``domain`` (frozen values),
-``bounds`` (named limits of ``reconsolidation@1``), ``store.ReconsolidationStore`` (the unit
-of work) composed of ``leases`` (due jobs, leases, recovery), ``inventory`` (two lanes,
-slice plan, checkpoint, queued groups), ``grouping`` (bounded neighbour lookup), ``groups``
-(model work claims and outcomes), ``spend`` (reservations and settlement) and
-``operations`` (commit, invalidation); ``passes.inventory_slice`` runs one bounded slice.
-The write path: ``work.process_group`` (one claimed group: read ``sources``, reserve,
-``providers.rules`` proposes from the ``equivalence`` key and ``summaries``, settle, commit,
-finish); with a model provider (``openai``, or ``scripted`` injected by tests and evals)
-``model_work`` runs ``admission`` (fresh sources/lease/policy + the exact digest reserved in
-one transaction), ``executor`` (proposal then verification outside transactions: limits,
-renewal, cancellation, settlement) and ``apply_review`` (verified candidates to the local
-writers, one transaction per group); ``hypotheses`` (infer_connection rules, clocks and
-projection), ``apply`` (kind rules at commit, membership/projection when committed), ``mode``
-(reviewed | unattended, the latter gated by matching release evidence), ``review`` (owner approve/reject), ``undo``, ``blocks`` (hash-only
-owner blocks), ``receipts`` (idempotency), ``reads`` (ceiling-filtered history) and
-``invalidation`` (the ``memory.hooks`` listener).
+Layout, by stage: ``models`` (rows, forced RLS in ``migrations``), ``domain`` (frozen
+values), ``bounds`` (the named limits of ``reconsolidation@1``), ``rows`` (row helpers every
+stage shares); ``pipeline/`` (due jobs and leases, the scan lanes and slice plan, grouping,
+the unit of work, the slice driver); ``group_work/`` (one queued group: claim, reserve,
+provider call through admission and the executor, verification, settlement); ``providers/``
+(rules, openai, scripted; egress policy); ``rules/`` (the equivalence key and extractive
+summaries, pure functions); ``writers/`` (the only code that records operations and what
+they derive, and the invalidation listener); ``owner/`` (journal reads, review, undo,
+derived controls); ``mode`` (reviewed | unattended, the latter gated by release evidence);
+``read_paths`` (what recall renders of reconsolidation); ``tasks`` (Celery); ``api/`` and
+``management/`` (thin entry points).
 
 It must never call a provider inside a transaction, accept an owner other than the
 authenticated principal, put source text in a content-free table, or report a scanned

@@ -1,5 +1,5 @@
 """Rows of reconsolidation. No business rules here beyond field constraints: writes live in
-``reconsolidation.store`` and the modules it composes.
+``reconsolidation.pipeline.store`` and the modules it composes.
 
 Every table is owner-scoped (``tenant_id``, ``principal_id``) with forced row-level
 security, and every reference to another owner row is an owner-bound composite foreign
@@ -228,7 +228,7 @@ class DerivedMemory(OwnedModel):
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
     erased_at = models.DateTimeField(null=True, blank=True)
-    # Owner controls (reconsolidation.derived): review flags, a local-scope restriction
+    # Owner controls (reconsolidation.owner.derived): review flags, a local-scope restriction
     # overlaid on the immutable projection (not here), retirement (not true). No prose.
     reviewed_at = models.DateTimeField(null=True, blank=True)
     dismissed_at = models.DateTimeField(null=True, blank=True)

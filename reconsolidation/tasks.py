@@ -1,4 +1,4 @@
-"""Celery tasks of reconsolidation: thin wrappers over ``reconsolidation.passes``.
+"""Celery tasks of reconsolidation: thin wrappers over ``reconsolidation.pipeline.driver``.
 
 Beat runs ``dream_due_all`` every ``RECON_DREAM_INTERVAL_SECONDS`` when a broker is
 configured. It fans out one ``dream_owner`` task per owner (``memory.services.sweeps.owners``,
@@ -22,8 +22,9 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 from memory.services.sweeps import owners
-from reconsolidation import mode, passes
-from reconsolidation.leases import processing_enabled
+from reconsolidation import mode
+from reconsolidation.pipeline import driver
+from reconsolidation.pipeline.leases import processing_enabled
 from veetbot.identity import Principal
 
 
@@ -43,8 +44,8 @@ def dream_owner(tenant: str, principal: str, max_slices: Optional[int] = None) -
                 "reason": getattr(refused, "reason", "mode_invalid")}
     owner = Principal(tenant_id=UUID(str(tenant)), principal_id=UUID(str(principal)))
     limit = max_slices or settings.RECON_DREAM_MAX_SLICES_PER_OWNER
-    runs, stopped = passes.run_until_idle(owner, lease_owner=lease_owner(), max_slices=limit)
-    return {"enabled": True, **passes.pass_summary(runs, stopped)}
+    runs, stopped = driver.run_until_idle(owner, lease_owner=lease_owner(), max_slices=limit)
+    return {"enabled": True, **driver.pass_summary(runs, stopped)}
 
 
 @shared_task(name="reconsolidation.tasks.dream_due_all")

@@ -18,7 +18,7 @@ from typing import Optional
 from uuid import UUID
 
 from memory.errors import Conflict, MemoryError_, NotFound
-from reconsolidation import reads, review
+from reconsolidation.owner import reads, review
 from review_ui import selectors, words
 from review_ui.forms import new_key
 from veetbot.identity import Principal

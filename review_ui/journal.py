@@ -9,7 +9,7 @@ only (spec: "opaque history has no inferred titles, source counts or cached cont
 Filters: kind (the lens), state, and subject. The subject never travels in a URL: it is
 POSTed, resolved to the ID of one original that has it (``subject_token``), and the
 journal's URL carries that ID only — IDs are the only variable parts of a dashboard URL.
-Without a subject the reader's own cursor pages (``reconsolidation.reads``); with one, the
+Without a subject the reader's own cursor pages (``reconsolidation.owner.reads``); with one, the
 rows are the operations with an input of that subject, paged by a cursor of this module
 (signed, bound to owner, lens, state and subject, holding only a position).
 """
@@ -26,10 +26,10 @@ from django.core import signing
 
 from memory import selectors as memory_selectors
 from memory.errors import NotFound as MemoryNotFound
-from reconsolidation import reads
 from reconsolidation.domain import OperationView
 from reconsolidation.errors import Invalid
 from reconsolidation.models import OPERATION_STATES, DerivedMemory, ReconsolidationMember, ReconsolidationOperation
+from reconsolidation.owner import reads
 from review_ui import bounds, words
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

@@ -1,7 +1,7 @@
 """Reads of the review dashboard, returning plain frozen values for the templates.
 
 Every read is the owner's own (``owner_context`` of the signed-in principal) and fresh:
-the journal (``review_ui.journal``) pages through ``reconsolidation.reads``, a detail re-fetches
+the journal (``review_ui.journal``) pages through ``reconsolidation.owner.reads``, a detail re-fetches
 its operation with ``reads.get_operation`` and re-reads each original through
 ``memory.selectors.memory_get``, and a source page reads the original again. Nothing is
 cached between requests, nothing is inferred: a summary is labelled as derived, never
@@ -19,10 +19,10 @@ from uuid import UUID
 from memory import selectors as memory_selectors
 from memory import vocabulary
 from memory.errors import NotFound as MemoryNotFound
-from reconsolidation import derived as derived_service
-from reconsolidation import reads
 from reconsolidation.domain import OperationView
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
+from reconsolidation.owner import derived as derived_service
+from reconsolidation.owner import reads
 from review_ui import words
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -116,7 +116,7 @@ def operation_detail(principal: Principal, operation_id: UUID) -> Detail:
 
 
 def _derived(principal: Principal, derived_id: Optional[UUID]):
-    """The governed derived detail (``reconsolidation.derived``): content only while the
+    """The governed derived detail (``reconsolidation.owner.derived``): content only while the
     projection is active and all of its support is available; None once deleted."""
     if derived_id is None:
         return None

@@ -23,8 +23,8 @@ from django.db.models.functions import TruncDate
 from reconsolidation import bounds as recon_bounds
 from reconsolidation import mode
 from reconsolidation.domain import Coverage
-from reconsolidation.inventory import coverage
-from reconsolidation.leases import processing_enabled
+from reconsolidation.pipeline.inventory import coverage
+from reconsolidation.pipeline.leases import processing_enabled
 from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationJob, ReconsolidationOperation, ReconsolidationSpendDay,
 )

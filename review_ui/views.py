@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory.errors import Conflict, Invalid, MemoryError_, NotFound
 from memory.services.receipts import request_sha256
-from reconsolidation import derived, review, undo
+from reconsolidation.owner import derived, review, undo
 from review_ui import bounds, bulk, chart, selectors
 from review_ui import journal as journal_reads
 from review_ui.forms import ActionForm, SignInForm, new_key

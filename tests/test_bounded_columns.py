@@ -37,16 +37,17 @@ from recall.domain import Channel, EmbeddingTuple, FallbackReason, SelectionMode
 from recall.encoders import MINILM_TUPLE, OpenAIEncoder
 from recall.models import MemoryVector
 from recall.vectors import write_vectors
-from reconsolidation import bounds, derived, receipts as recon_receipts, tasks
+from reconsolidation import bounds, tasks
 from reconsolidation.domain import input_digest
 from reconsolidation.errors import Invalid as ReconInvalid
 from reconsolidation.management.commands import dream
 from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationGroup, ReconsolidationJob, ReconsolidationOperation,
 )
+from reconsolidation.owner import derived, receipts as recon_receipts
+from reconsolidation.pipeline.store import ReconsolidationStore
 from reconsolidation.rows import audit
 from reconsolidation.rules import summaries
-from reconsolidation.store import ReconsolidationStore
 from tests.factories import T0, make_owner
 from tests.recall.helpers import Bank, basis
 from tests.reconsolidation.helpers import original, proposal

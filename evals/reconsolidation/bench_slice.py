@@ -1,6 +1,6 @@
 """Slice benchmark: ``python -m evals.reconsolidation.bench_slice [--memories 100000]``.
 
-Measures the whole leased slice (``reconsolidation.passes.run_slice``: claim, plan,
+Measures the whole leased slice (``reconsolidation.pipeline.driver.run_slice``: claim, plan,
 neighbour lookups, checkpoint, group claims and outcomes, release) at N memories for one
 owner, without provider work — the processor records ``no_change`` for every group it is
 given, so what is timed is the pipeline and the database, not a model. Reported:
@@ -71,7 +71,7 @@ class TimedStore:
               "release")
 
     def __init__(self, store) -> None:
-        from reconsolidation import grouping
+        from reconsolidation.pipeline import grouping
 
         self.spent: dict[str, float] = {}
         self._grouping, self._select = grouping, grouping.select_groups
@@ -168,8 +168,8 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
-    from reconsolidation import passes
-    from reconsolidation.store import ReconsolidationStore
+    from reconsolidation.pipeline import driver
+    from reconsolidation.pipeline.store import ReconsolidationStore
     from tests.reconsolidation.bulk import bulk_touch
 
     store, now = ReconsolidationStore(), NOW
@@ -184,7 +184,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         reset_queries()  # the query log is a bounded deque: start each slice's count from empty
         with CaptureQueriesContext(connection) as captured:
             began = time.perf_counter()
-            run = passes.run_slice(principal, lease_owner="bench", store=store, now=now, process=no_provider)
+            run = driver.run_slice(principal, lease_owner="bench", store=store, now=now, process=no_provider)
             durations.append((time.perf_counter() - began) * 1000)
         if run is None:
             raise RuntimeError("nothing was due: the benchmark expects a fresh owner")

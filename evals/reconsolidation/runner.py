@@ -37,7 +37,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from evals.reconsolidation import case_inputs, scorer
 
-VERSION = "reconsolidation-runner@1"
+VERSION = "reconsolidation-runner@2"  # @2: imports follow the by-stage layout; measures as @1
 REPO = Path(__file__).resolve().parents[2]
 # --corpus: v1 is frozen as published; v2 re-dates hypothesis support into the spec's 30-day
 # hypothesis window (evals/reconsolidation/README.md). Each version has its own manifest.
@@ -184,7 +184,7 @@ class RequestWatch:
     def processor(self):
         from functools import partial
 
-        from reconsolidation.work import process_group
+        from reconsolidation.group_work.process import process_group
 
         return None if self.provider is None else partial(process_group, provider=self.provider)
 
@@ -265,7 +265,7 @@ def _sweep_clocks(instant: datetime, sweeps: int) -> list[datetime]:
 def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Optional[int]) -> int:
     """Approve the arm's pending proposals (oldest first) as the owner; at most ``limit``."""
     from reconsolidation.models import ReconsolidationOperation
-    from reconsolidation.store import ReconsolidationStore
+    from reconsolidation.pipeline.store import ReconsolidationStore
     from veetbot.rls import owner_context
 
     store = ReconsolidationStore(clock=lambda: now)
@@ -294,15 +294,15 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, p
 
     The clock is fixed (``monotonic`` frozen): every slice of a sweep starts at that sweep's
     instant, so a run is reproducible and no slice deadline depends on machine load."""
-    from reconsolidation import passes
-    from reconsolidation.store import ReconsolidationStore
+    from reconsolidation.pipeline import driver
+    from reconsolidation.pipeline.store import ReconsolidationStore
 
     restart_after = protocol.get("restart_after_operations")
     for number, now in enumerate(_sweep_clocks(instant, int(protocol.get("sweeps", 1))), start=1):
         store = ReconsolidationStore(clock=lambda now=now: now)
         approved = 0
         for _ in range(MAX_SLICES_PER_SWEEP):
-            run = passes.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now, monotonic=lambda: 0.0,
+            run = driver.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now, monotonic=lambda: 0.0,
                                    process=process)
             limit = None
             if number == 1 and restart_after is not None:
@@ -312,9 +312,9 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, p
                 # The worker stops here; a fresh store object (a restarted process) resumes.
                 store = ReconsolidationStore(clock=lambda now=now: now)
                 restart_after = None
-            if run is None or passes.is_idle(run):
+            if run is None or driver.is_idle(run):
                 break
-            if not passes.made_progress(run):
+            if not driver.made_progress(run):
                 raise RuntimeError("a slice made no progress")
         else:
             raise RuntimeError("sweep did not complete within MAX_SLICES_PER_SWEEP slices")

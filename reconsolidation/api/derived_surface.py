@@ -1,12 +1,12 @@
 """The derived-memory surface that /v1/memories calls through ``memory.api.derived_hook``:
-a thin adapter over the governed service ``reconsolidation.derived``."""
+a thin adapter over the governed service ``reconsolidation.owner.derived``."""
 from __future__ import annotations
 
 from typing import Optional
 from uuid import UUID
 
 from memory.api import derived_hook
-from reconsolidation import derived
+from reconsolidation.owner import derived
 from veetbot.identity import Principal
 
 

@@ -1,7 +1,7 @@
 """HTTP views of the operation journal under /v1/memory-reconsolidations.
 
 Thin: parse (``memory.api.parsing``, the strict ``inputs``), call one owner service
-(``owner_views`` for reads, ``undo`` / ``review`` for actions), render with
+(``journal`` for reads, ``undo`` / ``review`` for actions), render with
 ``serializers``. The surface answers not_found unless both AGENT_MEMORY_API_ENABLED and
 AGENT_MEMORY_RECONSOLIDATION_API_ENABLED are on (read per request, before
 authentication), but never looks at the processing switch: history, detail, review and
@@ -25,10 +25,11 @@ from memory import errors as memory_errors
 from memory.api import parsing, schema
 from memory.api.views import OwnerApiView
 from memory.services.owner_state import lock_owner
-from reconsolidation import bounds, owner_views, reads, receipts, review, undo
+from reconsolidation import bounds
 from reconsolidation.api import inputs
 from reconsolidation.api.serializers import OperationPageSerializer, OperationSerializer, render_operation, render_page
 from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
+from reconsolidation.owner import journal, reads, receipts, review, undo
 from rest_framework import exceptions
 from rest_framework.response import Response
 from veetbot import api_errors
@@ -60,7 +61,7 @@ LIST_QUERY = {
     "state": parsing.Param(parsing.choice(OPERATION_STATES)),
     "limit": parsing.Param(parsing.bounded_int(1, bounds.RECON_OPERATIONS_PAGE_MAX),
                            default=bounds.RECON_OPERATIONS_PAGE_DEFAULT, description="Page size."),
-    # The shape here; the signature and binding in reconsolidation.reads.
+    # The shape here; the signature and binding in reconsolidation.owner.reads.
     "cursor": parsing.Param(parsing.signed_token(reads.MAX_CURSOR_CHARS), description=(
         "next_cursor of the previous page, exactly; valid only with the same owner, kind, state and ceiling "
         "(otherwise validation_error).")),
@@ -82,7 +83,7 @@ class OperationCollectionView(OperationApiView):
     )
     def get(self, request):
         q = parsing.query(request, LIST_QUERY)
-        page = owner_views.operation_page(self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
+        page = journal.operation_page(self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
                                           limit=q["limit"], kind=q["kind"], state=q["state"])
         return Response(render_page(page))
 
@@ -99,7 +100,7 @@ class OperationDetailView(OperationApiView):
     def get(self, request, operation_id: str):
         operation_id = parsing.path_id(operation_id)
         q = parsing.query(request, parsing.CEILING_ONLY)
-        return Response(render_operation(owner_views.operation_detail(self.principal, operation_id,
+        return Response(render_operation(journal.operation_detail(self.principal, operation_id,
                                                                       ceiling=q["ceiling"])))
 
 
@@ -126,14 +127,14 @@ class OperationActionView(OperationApiView):
         key = parsing.idempotency_key(request)
         body, _ = parsing.body(request, inputs.OperationAction)
         # Existence under this ceiling first: above-ceiling is not_found, never acted on.
-        owner_views.operation_detail(self.principal, operation_id, ceiling=q["ceiling"])
+        journal.operation_detail(self.principal, operation_id, ceiling=q["ceiling"])
         with owner_context(self.principal):
             lock_owner(self.principal)
             digest = receipts.request_digest(self.action, operation_id, body.expected_revision)
             replayed = receipts.replayed(key, digest) is not None
             view = type(self).service(self.principal, operation_id, expected_revision=body.expected_revision,
                                      idempotency_key=key)
-        response = Response(render_operation(owner_views.operation_result(self.principal, view,
+        response = Response(render_operation(journal.operation_result(self.principal, view,
                                                                           ceiling=q["ceiling"])))
         if replayed:
             response["Idempotency-Replayed"] = "true"

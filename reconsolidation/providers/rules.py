@@ -26,7 +26,7 @@ from reconsolidation import bounds
 from reconsolidation.domain import Proposal
 from reconsolidation.rules import summaries
 from reconsolidation.rules.equivalence import creation_key, equivalence_classes, normalize
-from reconsolidation.sources import SourceView
+from reconsolidation.pipeline.sources import SourceView
 
 PROVIDER = "rules"
 MODEL = "rules@1"

@@ -17,7 +17,7 @@ import re
 import unicodedata
 from typing import Iterable, Sequence
 
-from reconsolidation.sources import SourceView
+from reconsolidation.pipeline.sources import SourceView
 
 _SPACE = re.compile(r"\s+")
 

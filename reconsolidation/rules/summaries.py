@@ -30,7 +30,7 @@ from memory import vocabulary
 from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft
 from reconsolidation.rules.equivalence import creation_key, normalize
-from reconsolidation.sources import SourceView
+from reconsolidation.pipeline.sources import SourceView
 
 HEADING = "Summary of related memories:"
 BULLET = "- "

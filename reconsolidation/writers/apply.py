@@ -28,7 +28,7 @@ from reconsolidation.models import DerivedMemory, ReconsolidationMember, Reconso
 from reconsolidation.rows import audit, owner_fields
 from reconsolidation.rules import summaries
 from reconsolidation.rules.equivalence import all_equivalent, canonical, normalize
-from reconsolidation.sources import SourceView, evidence_events
+from reconsolidation.pipeline.sources import SourceView, evidence_events
 from reconsolidation.writers import blocks, hypotheses
 from veetbot.identity import Principal
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -67,7 +68,18 @@ def owners(product, tmp_path_factory):
     session = api.post("/v1/sessions", a["token"], {"scope": "user"})
     assert session.status_code == 201, session.text
     operations = eventually(lambda: api.journal(a["token"]), timeout=120, what="dreaming proposed for owner A")
+    # Beat keeps writing for a while (vector backfill, the rest of the generation); the
+    # "writes nothing" checks below compare counts, so start from a settled bank.
+    eventually(lambda: settled(product.database, a["principal_id"]), timeout=180, what="owner A's background work settled")
     return {"api": api, "a": a, "b": b, "bank": bank, "session": session.json()["id"], "operations": operations}
+
+
+def settled(database, principal_id: str) -> bool:
+    """Every memory has its vector and nothing changed for a few seconds."""
+    first = database.owner_row_counts(principal_id)
+    time.sleep(3)
+    second = database.owner_row_counts(principal_id)
+    return first == second and second["recall_memoryvector"] >= second["memory_memory"]
 
 
 def routes(owners) -> list[tuple[str, str]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from reconsolidation import passes
+from reconsolidation.pipeline import driver
 from tests.factories import T0
 from tests.reconsolidation.helpers import original, proposal
 from veetbot.identity import Principal
@@ -76,5 +76,5 @@ def owner_row_counts(principal: Principal) -> dict[str, int]:
 
 
 def slice_now(store, principal, now, **kwargs):
-    return passes.run_slice(principal, lease_owner=kwargs.pop("lease_owner", "test"), store=store, now=now,
+    return driver.run_slice(principal, lease_owner=kwargs.pop("lease_owner", "test"), store=store, now=now,
                             process=kwargs.pop("process", no_change), **kwargs)

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 
 from memory.services.receipts import KeyReused
-from reconsolidation import derived
 from reconsolidation.errors import NotFound
 from reconsolidation.models import DerivedMemory
+from reconsolidation.owner import derived
 from tests.factories import T0
 from tests.recall.helpers import bank  # noqa: F401 (the bank fixture)
 from tests.reconsolidation.recall_builders import summary
@@ -84,7 +84,7 @@ def test_the_same_key_with_another_request_is_refused(bank, built):
 
 def test_browse_skips_unavailable_rows_across_batches_without_losing_the_page(db, on, monkeypatch):
     from memory.models import Memory
-    from reconsolidation.store import ReconsolidationStore
+    from reconsolidation.pipeline.store import ReconsolidationStore
     from tests.factories import make_owner
     from tests.reconsolidation.helpers import original
     from tests.reconsolidation.work_builders import approve, process

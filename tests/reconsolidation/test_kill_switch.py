@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconsolidation import passes
+from reconsolidation.pipeline import driver
 from reconsolidation.errors import ReconsolidationDisabled
 from reconsolidation.models import ReconsolidationOperation
 from tests.factories import make_owner
@@ -26,16 +26,16 @@ def test_with_processing_off_no_slice_starts_and_nothing_is_written(bank, settin
     with pytest.raises(ReconsolidationDisabled, match="disabled"):
         slice_now(store, principal, day_one)
     with pytest.raises(ReconsolidationDisabled):
-        passes.run_until_idle(principal, lease_owner="test", store=store, now=day_one)
+        driver.run_until_idle(principal, lease_owner="test", store=store, now=day_one)
     with pytest.raises(ReconsolidationDisabled):
-        passes.dry_run_slice(principal, now=day_one)
+        driver.dry_run_slice(principal, now=day_one)
     assert owner_row_counts(principal) == before and row_counts() == everything
 
 
 def test_switching_off_keeps_earlier_history_readable_and_invalidation_working(bank, settings, store, day_one):
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
     principal, memories = bank
-    run = passes.run_slice(principal, lease_owner="test", store=store, now=day_one)  # the real rules provider
+    run = driver.run_slice(principal, lease_owner="test", store=store, now=day_one)  # the real rules provider
     assert run.operations
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
     source = run.operations[0].inputs[0].memory_id

@@ -11,7 +11,7 @@ from memory import services
 from memory.domain import MemoryChanges
 from reconsolidation import bounds
 from reconsolidation.models import ReconsolidationAudit, ReconsolidationGroup
-from reconsolidation.work import process_group
+from reconsolidation.group_work.process import process_group
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original, spend_of
 from tests.reconsolidation.work_builders import active_members, by_kind, claimed_group, derived_rows, process

@@ -313,7 +313,7 @@ def test_a_summary_the_owner_rejected_or_an_equivalent_one_is_withheld(bank, on,
 
 
 def test_a_summary_the_owner_called_not_true_is_withheld(bank, on, related):
-    from reconsolidation.derived import derived_review
+    from reconsolidation.owner.derived import derived_review
 
     anchor, p, q = related
     op = summary(bank.principal, [[p], [q]], omitted=[anchor], now=BUILT)

@@ -9,8 +9,8 @@ import pytest
 
 from memory.domain import MemoryChanges
 from memory.services import memory_revise
-from reconsolidation import review, undo
 from reconsolidation.domain import ClauseDraft, InputRef, Proposal, input_digest
+from reconsolidation.owner import review, undo
 from tests.factories import T0
 from tests.reconsolidation.helpers import MODEL
 from tests.recall.helpers import Bank

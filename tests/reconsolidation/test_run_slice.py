@@ -8,7 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from reconsolidation import bounds, passes
+from reconsolidation import bounds
+from reconsolidation.pipeline import driver
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
 from tests.factories import T0, make_owner
 from tests.reconsolidation.bulk import bulk_originals
@@ -139,7 +140,7 @@ def test_until_idle_completes_the_generation_within_ceil_n_over_64_slices(db, en
     principal, _ = make_owner()
     n = 300
     bulk_originals(principal, n, at=T0, clusters=60)  # groups of five across the bank
-    runs, stopped = passes.run_until_idle(principal, lease_owner="test", store=store, process=no_change,
+    runs, stopped = driver.run_until_idle(principal, lease_owner="test", store=store, process=no_change,
                                           now=day_one)
     assert stopped == "idle"
     assert runs[-1].generation_complete and runs[-1].groups_pending == 0
@@ -148,7 +149,7 @@ def test_until_idle_completes_the_generation_within_ceil_n_over_64_slices(db, en
     assert len(scanning) <= math.ceil(n / bounds.RECON_SLICE_FULL_LANE_ANCHORS)
     assert sum(run.report.full_anchors for run in runs) == n
     assert sum(run.groups_processed for run in runs) == sum(len(run.report.groups_queued) for run in runs) > 0
-    assert passes.run_slice(principal, lease_owner="test", store=store, now=day_one, process=no_change) is None
+    assert driver.run_slice(principal, lease_owner="test", store=store, now=day_one, process=no_change) is None
 
 
 def test_until_idle_stops_when_every_group_is_deferred_instead_of_spinning(paired, enabled, store, day_one):
@@ -158,7 +159,7 @@ def test_until_idle_stops_when_every_group_is_deferred_instead_of_spinning(paire
         store.finish_group(principal, group_lease, outcome="deferred", reason="slice_budget", now=now)
         return ()
 
-    runs, stopped = passes.run_until_idle(principal, lease_owner="test", store=store, process=defer, now=day_one)
+    runs, stopped = driver.run_until_idle(principal, lease_owner="test", store=store, process=defer, now=day_one)
     assert stopped == "no_progress" and len(runs) == 2
     assert runs[-1].groups_pending == runs[-1].report.coverage.groups_pending > 0
 
@@ -168,7 +169,7 @@ def test_the_dry_run_previews_the_next_slice_exactly_and_writes_nothing(db, enab
     memories = pairs(principal, 6)
     excluded = original(principal, "A restricted note.", subject="pair 0", sensitivity="restricted")
     before = owner_row_counts(principal)
-    preview = passes.dry_run_slice(principal, now=day_one)
+    preview = driver.dry_run_slice(principal, now=day_one)
     assert owner_row_counts(principal) == before
 
     assert preview.due and preview.new_generation and preview.generation == 1
@@ -185,8 +186,8 @@ def test_the_dry_run_previews_the_next_slice_exactly_and_writes_nothing(db, enab
 
 def test_a_dry_run_with_nothing_due_says_so(paired, enabled, store, day_one):
     principal, _ = paired
-    passes.run_until_idle(principal, lease_owner="test", store=store, process=no_change, now=day_one)
+    driver.run_until_idle(principal, lease_owner="test", store=store, process=no_change, now=day_one)
     before = owner_row_counts(principal)
-    preview = passes.dry_run_slice(principal, now=day_one + timedelta(minutes=5))
+    preview = driver.dry_run_slice(principal, now=day_one + timedelta(minutes=5))
     assert not preview.due and preview.anchors == () and preview.pending_groups == 0
     assert owner_row_counts(principal) == before

@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from evals.reconsolidation import runner
 from reconsolidation import mode
 from reconsolidation.models import ReconsolidationSpend
-from reconsolidation.work import process_group
+from reconsolidation.group_work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.work_builders import claimed_group

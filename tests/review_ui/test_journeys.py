@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from reconsolidation import review
+from reconsolidation.owner import review
 from tests.review_ui.browser import assert_accessible, screenshot, sign_in
 from tests.review_ui.seed import SECRET, build_bank
 

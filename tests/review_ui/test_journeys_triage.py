@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from reconsolidation import reads
+from reconsolidation.owner import reads
 from tests.review_ui.browser import assert_accessible, assert_fits, screenshot, sign_in
 from tests.review_ui.seed import SECRET, build_bank
 

@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 
 from reconsolidation import bounds as recon_bounds
-from reconsolidation import passes
-from reconsolidation.store import ReconsolidationStore
+from reconsolidation.pipeline import driver
+from reconsolidation.pipeline.store import ReconsolidationStore
 from review_ui import bounds, chart
 from review_ui.status import status, usd
 from tests.factories import make_owner
@@ -27,7 +27,7 @@ def sliced(db, settings):
     for _ in range(2):
         original(owner, f"The owner prefers Celsius {SECRET}.", subject="units")
     original(owner, f"The owner waters the plants on Sunday {SECRET}.", subject="plants")
-    run = passes.run_slice(owner, lease_owner="test", store=ReconsolidationStore(), now=DAY_ONE)
+    run = driver.run_slice(owner, lease_owner="test", store=ReconsolidationStore(), now=DAY_ONE)
     assert run is not None and run.operations
     return owner, token, run
 

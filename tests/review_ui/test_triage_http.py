@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from memory.services.owners import token_create
-from reconsolidation import reads, review
+from reconsolidation.owner import reads, review
 from review_ui import bounds
 from tests.review_ui.seed import SECRET, build_bank
 from veetbot.identity import SCOPE_READ
@@ -63,7 +63,7 @@ def test_the_subject_cursor_pages_and_is_bound_to_its_filters(bank, monkeypatch)
     monkeypatch.setattr(bounds, "REVIEW_JOURNAL_PAGE_SIZE", 1)
     html = client.get(location).content.decode()
     assert html.count('class="card ') == 1 and 'id="next-page"' not in html  # one operation about units
-    from reconsolidation.store import ReconsolidationStore
+    from reconsolidation.pipeline.store import ReconsolidationStore
     from tests.reconsolidation.helpers import original
     from tests.reconsolidation.work_builders import by_kind, process
     from tests.review_ui.seed import DAY_ONE

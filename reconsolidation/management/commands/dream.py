@@ -1,7 +1,7 @@
 """``dream --owner T/P (--once | --until-idle | --dry-run) [--json]``: run reconsolidation
 slices in-process (what Celery beat does when a broker is configured).
 
-A thin wrapper over ``reconsolidation.passes``. Other tools rely on these names, options
+A thin wrapper over ``reconsolidation.pipeline.driver``. Other tools rely on these names, options
 and JSON keys; keep them exactly:
 
 * ``--once`` runs one leased slice; ``--until-idle`` repeats slices until the scan
@@ -31,9 +31,10 @@ from django.core.management.base import BaseCommand, CommandError
 from memory.management.commands._owner_option import parse_owner
 from django.core.exceptions import ImproperlyConfigured
 
-from reconsolidation import mode, passes
+from reconsolidation import mode
+from reconsolidation.pipeline import driver
 from reconsolidation.errors import ReconsolidationDisabled
-from reconsolidation.leases import processing_enabled
+from reconsolidation.pipeline.leases import processing_enabled
 from veetbot.identity import Principal
 from veetbot.progress import ProgressBar
 
@@ -47,7 +48,7 @@ def operation_json(operation) -> dict[str, Any]:
     return {"id": str(operation.id), "kind": operation.kind, "state": operation.state, key: ids}
 
 
-def slice_json(number: int, run: passes.SliceRun) -> dict[str, Any]:
+def slice_json(number: int, run: driver.SliceRun) -> dict[str, Any]:
     return {
         "slice": number,
         "anchors_scanned": run.report.full_anchors + run.report.changed_anchors,
@@ -59,7 +60,7 @@ def slice_json(number: int, run: passes.SliceRun) -> dict[str, Any]:
     }
 
 
-def dry_run_json(preview: passes.DryRun) -> dict[str, Any]:
+def dry_run_json(preview: driver.DryRun) -> dict[str, Any]:
     return {
         "dry_run": True, "due": preview.due, "leased_elsewhere": preview.leased_elsewhere,
         "generation": preview.generation, "new_generation": preview.new_generation,
@@ -102,7 +103,7 @@ class Command(BaseCommand):
             mode.check_startup()  # unattended needs matching release evidence before any slice
         except ImproperlyConfigured as refused:
             raise CommandError(str(refused))
-        if not passes.owner_exists(principal):
+        if not driver.owner_exists(principal):
             raise CommandError("--owner: no such owner")
         try:
             if options["dry_run"]:
@@ -113,7 +114,7 @@ class Command(BaseCommand):
             raise CommandError(DISABLED)
 
     def _dry_run(self, principal: Principal, as_json: bool) -> None:
-        preview = passes.dry_run_slice(principal)
+        preview = driver.dry_run_slice(principal)
         if as_json:
             self.stdout.write(json.dumps(dry_run_json(preview)))
             return
@@ -142,7 +143,7 @@ class Command(BaseCommand):
     def _slices(self, principal: Principal, *, until_idle: bool, as_json: bool) -> None:
         bar = ProgressBar(self.stderr._out)  # the raw stream: drawn in place, only on a terminal
 
-        def show(number: int, run: passes.SliceRun) -> None:
+        def show(number: int, run: driver.SliceRun) -> None:
             if as_json:
                 self.stdout.write(json.dumps(slice_json(number, run)))
             else:
@@ -152,7 +153,7 @@ class Command(BaseCommand):
             bar("dreaming", min(cover.full_cursor, cover.generation_size), cover.generation_size)
 
         try:
-            runs, stopped = passes.run_until_idle(principal, lease_owner=lease_owner(),
+            runs, stopped = driver.run_until_idle(principal, lease_owner=lease_owner(),
                                                   max_slices=None if until_idle else 1, on_slice=show)
         finally:
             bar.close()
@@ -163,7 +164,7 @@ class Command(BaseCommand):
             self.stderr.write(f"stopped before idle: {stopped.replace('_', ' ')}")
 
     @staticmethod
-    def _line(number: int, run: passes.SliceRun) -> str:
+    def _line(number: int, run: driver.SliceRun) -> str:
         kinds: dict[str, int] = {}
         for operation in run.operations:
             kinds[f"{operation.kind}/{operation.state}"] = kinds.get(f"{operation.kind}/{operation.state}", 0) + 1

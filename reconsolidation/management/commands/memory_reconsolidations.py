@@ -22,9 +22,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memory import errors as memory_errors, vocabulary
 from memory.management.commands._owner_option import parse_owner
-from reconsolidation import bounds, owner_views, undo
+from reconsolidation import bounds
 from reconsolidation.api.serializers import render_operation, render_page, to_json
 from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
+from reconsolidation.owner import journal, undo
 from veetbot import api_errors
 
 ACTIONS = ("list", "get", "undo")
@@ -53,16 +54,16 @@ class Command(BaseCommand):
         self._check_options(action, options)
         try:
             if action == "list":
-                data = render_page(owner_views.operation_page(
+                data = render_page(journal.operation_page(
                     principal, ceiling=options["ceiling"], cursor=options["cursor"], limit=options["limit"],
                     kind=options["kind"], state=options["state"]))
             else:
                 operation_id = self._operation_id(options["operation_id"])
                 if action == "undo":
-                    owner_views.operation_detail(principal, operation_id, ceiling=options["ceiling"])
+                    journal.operation_detail(principal, operation_id, ceiling=options["ceiling"])
                     undo.undo(principal, operation_id, expected_revision=options["expected_revision"],
                               idempotency_key=options["idempotency_key"])
-                data = render_operation(owner_views.operation_detail(principal, operation_id,
+                data = render_operation(journal.operation_detail(principal, operation_id,
                                                                      ceiling=options["ceiling"]))
         except memory_errors.MemoryError_ as error:
             self._fail(error, options["json"])

@@ -31,7 +31,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from memory import selectors
-from reconsolidation import passes
+from reconsolidation.pipeline import driver
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -152,8 +152,8 @@ class Command(BaseCommand):
         """One dreaming pass for the demo owner, processing switched on in-process for it."""
         with switched_on("AGENT_MEMORY_RECONSOLIDATION_ENABLED"):
             started = time.monotonic()
-            runs, stopped = passes.run_until_idle(principal, lease_owner="quickstart")
-            return {**passes.pass_summary(runs, stopped), "seconds": round(time.monotonic() - started, 2)}
+            runs, stopped = driver.run_until_idle(principal, lease_owner="quickstart")
+            return {**driver.pass_summary(runs, stopped), "seconds": round(time.monotonic() - started, 2)}
 
     @staticmethod
     def _describe(dreaming: dict) -> str:

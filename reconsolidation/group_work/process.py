@@ -1,6 +1,6 @@
 """Model work for one claimed group: read, reserve, propose, settle, commit, finish.
 
-``process_group`` is what the slice driver (``passes.run_slice``, the ``dream`` command)
+``process_group`` is what the slice driver (``pipeline.driver.run_slice``, the ``dream`` command)
 calls for each group it claims. Steps, each its own short unit of work, and never a
 provider call inside a transaction:
 
@@ -21,7 +21,7 @@ Returns the operations recorded for this group. Source text never leaves this pr
 the audit holds digests, IDs and reason codes only.
 
 Why the rules provider does not go through ``admission`` and ``executor`` (the model path
-does, ``model_work``): those two exist for a request that leaves the process. Admission
+does, ``model_path``): those two exist for a request that leaves the process. Admission
 binds serialized bytes to an egress policy and reserves their priced maximum; the executor
 bounds a transport (one attempt, 30 s / 10 s idle, lease renewal, cancellation that closes
 a stream). The rules provider has none of that: it is a pure, local function over the
@@ -47,15 +47,15 @@ from typing import Optional
 from uuid import uuid4
 
 from reconsolidation import bounds, mode
-from reconsolidation import model_work
+from reconsolidation.group_work import model_path
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, InputRef, OperationView, input_digest
 from reconsolidation.errors import (
     BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, ReconsolidationError, StaleInputs,
 )
 from reconsolidation.providers import rules, selection
 from reconsolidation.providers.contract import Provider
-from reconsolidation.sources import current_sources
-from reconsolidation.store import ReconsolidationStore
+from reconsolidation.pipeline.sources import current_sources
+from reconsolidation.pipeline.store import ReconsolidationStore
 from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -121,7 +121,7 @@ def process_group(store: ReconsolidationStore, principal: Principal, group_lease
             store.finish_group(principal, group_lease, outcome="deferred", reason=unavailable, now=now)
             return ()
     if provider is not None:
-        return model_work.process_group(store, principal, group_lease, provider, now=now)
+        return model_path.process_group(store, principal, group_lease, provider, now=now)
     with owner_context(principal):
         views, reasons = current_sources(principal, group_lease.inputs, now)
     if len(views) < 2:

@@ -24,10 +24,11 @@ from uuid import UUID
 
 from django.db import connection
 
-from reconsolidation import bounds, sql
+from reconsolidation import bounds
+from reconsolidation.pipeline import inventory_sql as sql
 from reconsolidation.domain import GroupDraft, InputRef, SourceRef, input_digest, sorted_inputs
 from reconsolidation.models import ReconsolidationGroup
-from reconsolidation.sources import allowed_sensitivities
+from reconsolidation.pipeline.sources import allowed_sensitivities
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

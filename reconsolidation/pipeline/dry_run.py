@@ -19,10 +19,11 @@ from uuid import UUID
 
 from django.db import connection, transaction
 
-from reconsolidation import bounds, grouping, sql
+from reconsolidation import bounds
+from reconsolidation.pipeline import grouping, inventory_sql as sql
 from reconsolidation.domain import Lane, Owned, Value
-from reconsolidation.inventory import NO_BOUND, as_page, fetch_rows, pending_groups, split
-from reconsolidation.leases import due_day_for, require_enabled, rotated_start_key
+from reconsolidation.pipeline.inventory import NO_BOUND, as_page, fetch_rows, pending_groups, split
+from reconsolidation.pipeline.leases import due_day_for, require_enabled, rotated_start_key
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob
 from reconsolidation.rows import owner_fields
 from veetbot.clock import require_aware, utcnow

@@ -18,7 +18,7 @@
 * Scan coverage and model coverage are reported apart; a scanned anchor that no model
   looked at is ``not_selected``, never "done".
 
-Every statement is bounded by the slice, not the bank (see ``reconsolidation/sql.py``).
+Every statement is bounded by the slice, not the bank (see ``reconsolidation/pipeline/inventory_sql.py``).
 No provider call happens here, and no source text leaves this module.
 """
 from __future__ import annotations
@@ -30,7 +30,8 @@ from uuid import UUID
 from django.db import connection
 
 from memory.services.owner_state import erasure_generation
-from reconsolidation import bounds, sql
+from reconsolidation import bounds
+from reconsolidation.pipeline import inventory_sql as sql
 from reconsolidation.domain import (
     Coverage, Group, GroupDraft, InputRef, SlicePlan, SliceReport, SourcePage, SourceRef, input_digest, sorted_inputs,
 )
@@ -39,7 +40,7 @@ from reconsolidation.models import (
     GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob,
 )
 from reconsolidation.rows import audit, locked_job, owner_fields
-from reconsolidation.sources import allowed_sensitivities
+from reconsolidation.pipeline.sources import allowed_sensitivities
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

@@ -5,7 +5,7 @@
   lane's; at most ``RECON_SLICE_MAX_GROUPS`` new groups are queued, within the pending cap.
   The caller owns the lease; this function never calls a provider.
 * ``run_slice``: one whole leased slice — claim_due, inventory_slice, then the oldest
-  queued groups through ``reconsolidation.work.process_group`` (at most
+  queued groups through ``reconsolidation.group_work.process.process_group`` (at most
   ``RECON_SLICE_MAX_GROUPS``, renewing the lease every ``RECON_RENEW_SECONDS``, starting
   no group at or after the slice's wall deadline), then release. It returns None when
   nothing is due or another worker holds the owner's live lease.
@@ -33,13 +33,14 @@ from typing import Callable, Literal, Optional
 from django.db.models import Sum
 
 from memory.models import Principal as OwnerPrincipal
-from reconsolidation import bounds, grouping
+from reconsolidation import bounds
+from reconsolidation.pipeline import grouping
 from reconsolidation.domain import Coverage, JobLease, OperationView, SliceReport, Value
-from reconsolidation.dry_run import DryRun, dry_run_slice  # noqa: F401  (re-exported: one entry point for slices)
+from reconsolidation.pipeline.dry_run import DryRun, dry_run_slice  # noqa: F401  (re-exported: one entry point for slices)
 from reconsolidation.errors import ReconsolidationDisabled
-from reconsolidation.inventory import coverage
+from reconsolidation.pipeline.inventory import coverage
 from reconsolidation.models import ReconsolidationJob, ReconsolidationSpend
-from reconsolidation.store import ReconsolidationStore
+from reconsolidation.pipeline.store import ReconsolidationStore
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -87,7 +88,7 @@ def owner_exists(principal: Principal) -> bool:
 
 
 def _default_processor() -> Processor:
-    from reconsolidation.work import process_group
+    from reconsolidation.group_work.process import process_group
 
     return process_group
 

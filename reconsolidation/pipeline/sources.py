@@ -23,7 +23,8 @@ from uuid import UUID
 from django.db import connection
 
 from memory import vocabulary
-from reconsolidation import bounds, sql
+from reconsolidation import bounds
+from reconsolidation.pipeline import inventory_sql as sql
 from reconsolidation.domain import InputRef
 from reconsolidation.rows import owner_fields
 from veetbot.identity import Principal

@@ -16,12 +16,12 @@ from typing import Optional
 from uuid import UUID
 
 from memory.services.owner_state import lock_owner
-from reconsolidation import receipts
 from reconsolidation.domain import InputRef, OperationView
 from reconsolidation.errors import Conflict, NotFound, StaleInputs
 from reconsolidation.models import ReconsolidationOperation
+from reconsolidation.owner import receipts
 from reconsolidation.rows import audit, operation_view
-from reconsolidation.sources import current_sources
+from reconsolidation.pipeline.sources import current_sources
 from reconsolidation.writers import apply, blocks
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal

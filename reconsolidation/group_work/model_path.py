@@ -1,6 +1,6 @@
 """Model work for one claimed group through a model provider (openai, or scripted in tests
 and evaluations): admission → proposal call → verification admission → verification call
-→ review → apply_review → finish. ``work.process_group`` routes here when the configured
+→ review → apply_review → finish. ``process.process_group`` routes here when the configured
 provider is not ``rules`` or a provider is injected.
 
 Every call goes through ``ReconsolidationRequestAdmission`` (fresh sources, lease and
@@ -23,15 +23,15 @@ from __future__ import annotations
 from datetime import datetime
 from uuid import uuid4
 
-from reconsolidation.admission import Admission, NotAdmitted, ReconsolidationRequestAdmission
-from reconsolidation.apply_review import apply_review
+from reconsolidation.group_work.admission import Admission, NotAdmitted, ReconsolidationRequestAdmission
+from reconsolidation.group_work.apply_review import apply_review
 from reconsolidation.domain import GroupLease, OperationView
 from reconsolidation.errors import LeaseLost
-from reconsolidation.executor import Execution, ReconsolidationBatchExecutor
+from reconsolidation.group_work.executor import Execution, ReconsolidationBatchExecutor
 from reconsolidation.providers.contract import Provider, canonical_json, sha256_hex
 from reconsolidation.providers.verification import proposal_reply, review, verification_reply
-from reconsolidation.sources import current_sources
-from reconsolidation.store import ReconsolidationStore
+from reconsolidation.pipeline.sources import current_sources
+from reconsolidation.pipeline.store import ReconsolidationStore
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 

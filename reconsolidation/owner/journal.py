@@ -28,9 +28,10 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from memory import vocabulary
 from memory.services.owner_state import lock_owner
-from reconsolidation import bounds, reads
+from reconsolidation import bounds
 from reconsolidation.domain import OperationPage, OperationView
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
+from reconsolidation.owner import reads
 from reconsolidation.writers import apply, operations
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal

@@ -32,7 +32,7 @@ from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost
 from reconsolidation.providers.envelopes import Operation
 from reconsolidation.providers.parser import ProposalParse
 from reconsolidation.providers.verification import Review
-from reconsolidation.store import ReconsolidationStore
+from reconsolidation.pipeline.store import ReconsolidationStore
 from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

@@ -16,11 +16,14 @@ from datetime import datetime
 from typing import Callable, Mapping, Optional, Sequence
 from uuid import UUID
 
-from reconsolidation import bounds, groups, inventory, leases, reads, review, spend, undo
+from reconsolidation import bounds
+from reconsolidation.group_work import claims, spend
+from reconsolidation.pipeline import inventory, leases
 from reconsolidation.domain import (
     CallAudit, CallCompletion, Group, GroupDraft, GroupLease, InputRef, InvalidationReceipt, JobLease,
     OperationPage, OperationView, Proposal, Reservation, SlicePlan, SliceReport, SourcePage, SpendReceipt,
 )
+from reconsolidation.owner import reads, review, undo
 from reconsolidation.writers import operations
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
@@ -65,11 +68,11 @@ class ReconsolidationStore:
 
     # --- model work ----------------------------------------------------------------------
     def claim_group(self, principal: Principal, *, lease_token: UUID, now: Optional[datetime] = None) -> Optional[GroupLease]:
-        return groups.claim_group(principal, lease_token=lease_token, now=self._now(now))
+        return claims.claim_group(principal, lease_token=lease_token, now=self._now(now))
 
     def finish_group(self, principal: Principal, group_lease: GroupLease, *, outcome: str, reason: str = "",
                      now: Optional[datetime] = None) -> Group:
-        return groups.finish_group(principal, group_lease, outcome=outcome, reason=reason, now=self._now(now))
+        return claims.finish_group(principal, group_lease, outcome=outcome, reason=reason, now=self._now(now))
 
     # --- spend ---------------------------------------------------------------------------
     def reserve(self, principal: Principal, group_lease: GroupLease, *, request_digest: str, maximum_usd,

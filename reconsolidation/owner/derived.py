@@ -42,7 +42,7 @@ from memory.services.owner_state import bump_erasure_fence, lock_owner
 from memory.services.receipts import KeyReused, key_sha256
 from reconsolidation.errors import Conflict, Invalid, NotFound
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
-from reconsolidation.owner_views import available_support
+from reconsolidation.owner.journal import available_support
 from reconsolidation.rows import audit
 from reconsolidation.writers import apply, blocks
 from veetbot.clock import require_aware, utcnow
