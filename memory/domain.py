@@ -187,3 +187,12 @@ class OwnerCreated(Value):
 class MemoryPage(Value):
     items: tuple[MemoryView, ...]
     next_cursor: Optional[str]
+
+
+class ErasureReceipt(Value):
+    """What an erasure answers, and answers again on replay: content free — what kind of
+    thing was erased, its opaque ID (the principal's for a whole account) and when."""
+
+    erased: Literal["session", "person", "account"]
+    id: UUID
+    erased_at: datetime

@@ -10,7 +10,7 @@ no second, hand-kept copy to drift.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 from uuid import UUID
 
 from django.conf import settings
@@ -115,3 +115,15 @@ class EventAppend(Body):
     speaker: str = Field(pattern=vocabulary.SPEAKER.pattern, description="owner, assistant, tool or person:<uuid>")
     parts: list[PartText] = Field(min_length=1, max_length=settings.EVENT_MAX_PARTS)
     created_at: Optional[Instant] = Field(default=None, description="Defaults to now. " + INSTANT_NOTE)
+
+
+ACCOUNT_ERASE_CONFIRMATION = "erase my whole memory bank"
+
+
+class AccountErase(Body):
+    """Whole-account erasure needs the confirmation phrase, exactly (otherwise
+    validation_error): every memory, message, person and name goes, and every token is
+    revoked, this one included."""
+
+    confirm: Literal["erase my whole memory bank"] = Field(description=(
+        f'Exactly "{ACCOUNT_ERASE_CONFIRMATION}".'))

@@ -153,6 +153,12 @@ class EventSerializer(serializers.Serializer):
     parts = EventPartSerializer(many=True)
 
 
+class ErasureReceiptSerializer(serializers.Serializer):
+    erased = serializers.ChoiceField(choices=("session", "person", "account"), help_text="What was erased.")
+    id = serializers.UUIDField(help_text="Its ID (for an account: the principal's).")
+    erased_at = serializers.DateTimeField(help_text="When; a replay answers the same instant.")
+
+
 class ErrorDetailSerializer(serializers.Serializer):
     field = serializers.CharField(help_text="A body path (dotted), query parameter or header name.")
     problem = serializers.CharField(help_text="A problem code or fixed phrase; never a submitted value.")

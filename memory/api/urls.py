@@ -17,7 +17,10 @@ urlpatterns = [
     path("memories/<str:memory_id>", views.MemoryDetailView.as_view(), name="memory-detail"),
     path("memories/<str:memory_id>/review", views.MemoryReviewView.as_view(), name="memory-review"),
     path("sessions", views.SessionCollectionView.as_view(), name="sessions"),
+    path("sessions/<str:session_id>", views.SessionDetailView.as_view(), name="session-detail"),
     path("sessions/<str:session_id>/events", views.SessionEventsView.as_view(), name="session-events"),
+    path("people/<str:person_id>", views.PersonDetailView.as_view(), name="person-detail"),
+    path("account/erase", views.AccountEraseView.as_view(), name="account-erase"),
     path("schema", views.SchemaView.as_view(), name="schema"),
 ]
 

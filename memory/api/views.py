@@ -12,7 +12,7 @@ per request, before authentication), and every response — errors included — 
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from django.conf import settings
 from drf_spectacular.renderers import OpenApiJsonRenderer
@@ -25,10 +25,10 @@ from rest_framework.views import APIView
 from memory import selectors, services, vocabulary
 from memory.api import cursors, derived_hook, inputs, parsing, schema
 from memory.api.serializers import (
-    MEMORY_OR_DERIVED, DerivedMemorySerializer, EventSerializer, MemoryPageSerializer, MemorySerializer,
-    SessionSerializer,
+    MEMORY_OR_DERIVED, DerivedMemorySerializer, ErasureReceiptSerializer, EventSerializer, MemoryPageSerializer,
+    MemorySerializer, SessionSerializer,
 )
-from memory.services import ceilings, receipts
+from memory.services import ceilings, erasure, receipts
 from veetbot import api_errors
 from veetbot.clock import utcnow
 from veetbot.identity import SCOPE_READ, SCOPE_WRITE, Principal
@@ -319,6 +319,85 @@ class SessionEventsView(OwnerApiView):
             ),
         )
         return _respond(outcome, EventSerializer)
+
+
+ERASURE_NOTE = (
+    " One transaction, with reverse invalidation: every summary, connection and search vector built on an "
+    "erased original goes with it, and a full dump of the database afterwards holds none of the erased text "
+    "(opaque IDs and hashes remain, so history and rejections can still name them). Answers a content-free "
+    "receipt; a replay with the same Idempotency-Key answers the same receipt (Idempotency-Replayed: true) "
+    "even though what it names is gone. An unknown, foreign or already erased ID is not_found.")
+
+
+def _erase(view: OwnerApiView, request, target: str, raw_id: Optional[str] = None, *, route: str,
+           body_model=None) -> Response:
+    """The shared parse of every erasure route (path ID, no query, the key, the body or
+    none), then ``erasure.erase_requested``."""
+    target_id = parsing.path_id(raw_id) if raw_id is not None else None
+    parsing.query(request, {})
+    key = parsing.idempotency_key(request)
+    data = None
+    if body_model is None:
+        parsing.no_body(request)
+    else:
+        _body, data = parsing.body(request, body_model)
+    outcome = erasure.erase_requested(
+        principal=view.principal, target=target, target_id=target_id, key=key,
+        request_sha256=receipts.request_sha256(route=route, params={"id": str(target_id)} if target_id else {},
+                                               body=data),
+    )
+    return _respond(outcome, ErasureReceiptSerializer)
+
+
+class SessionDetailView(OwnerApiView):
+    required_scopes = {"DELETE": SCOPE_WRITE}
+
+    @extend_schema(
+        operation_id="sessions_erase", tags=["sessions"],
+        summary="Erase a conversation: its messages and every memory formed from them or local to it.",
+        description="A memory citing any message of the session is erased too." + ERASURE_NOTE,
+        parameters=[schema.path_id("session_id", "session"), schema.IDEMPOTENCY_KEY, schema.replayed(200)],
+        request=None,
+        responses={200: ErasureReceiptSerializer, **schema.WRITE_ERRORS},
+    )
+    def delete(self, request, session_id: str):
+        return _erase(self, request, "session", session_id, route="sessions.erase")
+
+
+class PersonDetailView(OwnerApiView):
+    required_scopes = {"DELETE": SCOPE_WRITE}
+
+    @extend_schema(
+        operation_id="people_erase", tags=["people"],
+        summary="Erase a person: their name, their messages, memories attributed to or about them, and the "
+                "messages those memories cite.",
+        description="Only recorded links count (attribution, entity IDs, speaker): a mention of the person in an "
+                    "unrelated message that no memory about them cites is not found." + ERASURE_NOTE,
+        parameters=[schema.path_id("person_id", "person"), schema.IDEMPOTENCY_KEY, schema.replayed(200)],
+        request=None,
+        responses={200: ErasureReceiptSerializer, **schema.WRITE_ERRORS},
+    )
+    def delete(self, request, person_id: str):
+        return _erase(self, request, "person", person_id, route="people.erase")
+
+
+class AccountEraseView(OwnerApiView):
+    required_scopes = {"POST": SCOPE_WRITE}
+
+    @extend_schema(
+        operation_id="account_erase", tags=["account"],
+        summary="Erase the whole account: every memory, message, person and name; revoke every token.",
+        description=(
+            "Needs the confirmation phrase in the body. Every owner token is revoked in the same transaction "
+            "(this one too), which also ends every review-dashboard sign-in; so a later replay over HTTP "
+            "answers 401, while a concurrent duplicate that authenticated first answers the same receipt."
+            + ERASURE_NOTE),
+        parameters=[schema.IDEMPOTENCY_KEY, schema.replayed(200)],
+        request=inputs.AccountErase,
+        responses={200: ErasureReceiptSerializer, **schema.WRITE_ERRORS},
+    )
+    def post(self, request):
+        return _erase(self, request, "account", route="account.erase", body_model=inputs.AccountErase)
 
 
 class SchemaView(ApiSurface, SpectacularAPIView):

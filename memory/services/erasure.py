@@ -1,5 +1,10 @@
 """Erasure: remove the owner's prose from every table while keeping opaque IDs and hashes.
 
+``session_erase``, ``person_erase`` and ``principal_erase`` do the work; ``erase_requested``
+is the one entry every surface (HTTP, dashboard, ``manage.py erase``) calls: the same
+erasure under an Idempotency-Key, its content-free receipt (``ErasureReceipt``) committed
+with it, so a replay answers the same receipt even though what it names is gone.
+
 Rows stay (so journals, fences, rejections and later audits can still name them) but
 every text field that held the owner's words is emptied: belief subjects and statements,
 every revision snapshot, event part texts, people's names, the display name. Each
@@ -9,13 +14,15 @@ derived work built on the erased sources is invalidated in the same transaction.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Iterable, Optional
+from typing import Iterable, Literal, Optional
 from uuid import UUID
 
 from django.db.models import Q
 
+from memory.domain import ErasureReceipt
 from memory.errors import NotFound
 from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, OwnerToken, Person, Principal as PrincipalRow, Session
+from memory.services import receipts
 from memory.services.owner_state import allocate, bump_erasure_fence, journal, lock_owner
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
@@ -125,5 +132,37 @@ def principal_erase(*, principal: Principal, now: Optional[datetime] = None) -> 
         Person.objects.update(name="", erased_at=now)
         PrincipalRow.objects.update(display_name="")
         OwnerToken.objects.filter(revoked_at__isnull=True).update(revoked_at=now)
+        OwnerToken.objects.update(label="")  # the owner's own words too
         bump_erasure_fence(principal, now)
         return erased
+
+
+ErasureTarget = Literal["session", "person", "account"]
+
+
+def erase_requested(*, principal: Principal, target: ErasureTarget, target_id: Optional[UUID], key: str,
+                    request_sha256: str, now: Optional[datetime] = None) -> receipts.Outcome:
+    """Erase a session, a person or the whole account once per Idempotency-Key.
+
+    One transaction: the owner lock, the receipt check, the erasure with its reverse
+    invalidation (every derived item and vector over an erased original goes with it) and
+    the receipt. A replay of the same request answers the first receipt; the same key
+    with another request is a conflict. A whole account's erasure also revokes every
+    token, which ends every dashboard sign-in made with them.
+    """
+    now = now or utcnow()
+    subject_id = principal.principal_id if target == "account" else target_id
+    if subject_id is None:
+        raise ValueError("target_id is required for a session or a person")
+
+    def write() -> receipts.Written:
+        if target == "session":
+            session_erase(principal=principal, session_id=subject_id, now=now)
+        elif target == "person":
+            person_erase(principal=principal, person_id=subject_id, now=now)
+        else:
+            principal_erase(principal=principal, now=now)
+        value = ErasureReceipt(erased=target, id=subject_id, erased_at=now)
+        return receipts.Written(status_code=200, resource_kind=f"{target}_erasure", resource_id=subject_id, value=value)
+
+    return receipts.idempotent_write(principal=principal, key=key, request_sha256=request_sha256, write=write, now=now)

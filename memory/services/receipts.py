@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional
 from uuid import UUID
 
 from memory import selectors
+from memory.domain import ErasureReceipt
 from memory.errors import Conflict, NotFound
 from memory.models import Event, IdempotencyReceipt, Session
 from memory.services.owner_state import lock_owner
@@ -31,7 +32,10 @@ from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 NO_CONTENT = 204
-RESOURCE_KINDS = ("memory", "session", "event")
+# An erasure's receipt is its own resource: replayed from the receipt row itself (kind, ID,
+# instant), since what it names no longer exists to be re-read.
+ERASURE_KINDS = {"session_erasure": "session", "person_erasure": "person", "account_erasure": "account"}
+RESOURCE_KINDS = ("memory", "session", "event", *ERASURE_KINDS)
 
 
 class KeyReused(Conflict):
@@ -98,6 +102,11 @@ def _current(kind: str, resource_id: UUID, ceiling: str):
     raise NotFound(kind)
 
 
+def erasure_receipt(receipt: IdempotencyReceipt) -> ErasureReceipt:
+    return ErasureReceipt(erased=ERASURE_KINDS[receipt.resource_kind], id=receipt.resource_id,
+                          erased_at=receipt.created_at)
+
+
 def idempotent_write(
     *, principal: Principal, key: str, request_sha256: str, write: Callable[[], Written],
     ceiling: str = "restricted", now: Optional[datetime] = None,
@@ -116,6 +125,8 @@ def idempotent_write(
                 raise KeyReused()
             if receipt.status_code == NO_CONTENT or receipt.resource_id is None:
                 return Outcome(status_code=receipt.status_code, value=None, replayed=True)
+            if receipt.resource_kind in ERASURE_KINDS:
+                return Outcome(status_code=receipt.status_code, value=erasure_receipt(receipt), replayed=True)
             value = _current(receipt.resource_kind, receipt.resource_id, ceiling)
             return Outcome(status_code=receipt.status_code, value=value, replayed=True)
         result = write()
