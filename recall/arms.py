@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import connection
 
 from recall import sql, vectors
+from recall.domain import SemanticSearch
 
 # Words (lower case, whole words of the query; a trailing "*" matches any ending) that
 # suggest which belief types a query is about. Tier-1 anchors enter fusion with the same
@@ -124,10 +125,35 @@ def sparse(
 
 
 def semantic(read: Read, query_vector: Sequence[float], space: str, *, exact: bool) -> list[Candidate]:
+    """One search of the semantic arm in the given mode (no fallback: see ``semantic_search``)."""
     rows = _run(sql.semantic_arm(read.historical, exact=exact), {
         **read.params, "query_vector": sql.vector_literal(query_vector), "space": space, "limit": read.limit,
     })
     return [Candidate(id=r[0], store_position=r[1], signal=float(r[2])) for r in rows]
+
+
+EXACT, HNSW, HNSW_SHORT_EXACT = "exact", "hnsw", "hnsw_short_exact"  # recall.domain.SemanticSearch
+
+
+def semantic_search(read: Read, query_vector: Sequence[float], space: str, *, exact: bool
+                    ) -> tuple[list[Candidate], SemanticSearch]:
+    """The semantic arm's list, which another owner's vectors can never starve.
+
+    The HNSW index holds every owner's vectors and row-level security filters them after
+    the index scan. An iterative scan stops after ``RECALL_HNSW_MAX_SCAN_TUPLES`` tuples, so
+    when other owners hold that many vectors nearer the query than any of this owner's,
+    the HNSW search returns few or none of this owner's — however many it holds. A result
+    shorter than the arm limit is therefore never taken as final: the arm searches again in
+    exact mode, which reads only this owner's vectors (``memoryvector_owner_space``) and
+    is complete by construction. A short exact result is simply all there is (the owner's
+    permitted, indexed originals are fewer than the limit).
+    """
+    if exact:
+        return semantic(read, query_vector, space, exact=True), EXACT
+    found = semantic(read, query_vector, space, exact=False)
+    if len(found) >= read.limit:
+        return found, HNSW
+    return semantic(read, query_vector, space, exact=True), HNSW_SHORT_EXACT
 
 
 def recent(read: Read) -> list[Candidate]:

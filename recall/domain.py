@@ -13,7 +13,8 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from memory.domain import SourceRef
+from memory import vocabulary
+from memory.domain import BeliefType, SourceRef
 
 Channel = Literal["hybrid", "dense", "sparse"]
 SelectionMode = Literal["relevance", "recent"]
@@ -24,10 +25,15 @@ Surface = Literal["api", "cli", "eval", "context"]  # who asked; recorded on the
 # or it failed or gave an unusable vector), recent_selection (the legacy mode has no
 # semantic arm). A fallback is never a dense observation.
 FallbackReason = Literal["", "semantic_disabled", "encoder_unavailable", "recent_selection"]
+# How the semantic arm searched ("" when it did not run): exact; hnsw; hnsw_short_exact —
+# HNSW came back with fewer than the arm limit and the arm searched again exactly
+# (``recall.arms.semantic_search``: another owner's vectors can never starve it).
+SemanticSearch = Literal["", "exact", "hnsw", "hnsw_short_exact"]
 TEXT_VERSION = "memory-text@1"  # subject + statement, no inferred labels
 QUERY_MAX_CHARS = 2000
 MAX_ITEMS_BOUND = 100  # the largest item budget any caller may ask for
 MAX_TOKENS_BOUND = 32000  # the largest token budget any caller may ask for
+MAX_EXCLUDE_IDS = 1000  # the most explicit exclusions one request may carry
 
 
 class Value(BaseModel):
@@ -61,13 +67,13 @@ class RecallRequest(Value):
     max_tokens: int = Field(default=2000, ge=1, le=MAX_TOKENS_BOUND)
     as_of: Optional[AwareDatetime] = None
     channel: Optional[Channel] = None  # None: the configured default
-    # The scope the recall happens in: local scopes never cross; user scope admits
-    # another scope's recall only for portable beliefs.
-    scope: str = "user"
+    # The scope the recall happens in (user | project:<id> | session:<id>): local scopes
+    # never cross; a user-scope belief enters a local scope's recall only when portable.
+    scope: str = Field(default="user", pattern=vocabulary.SCOPE.pattern)
     selection_mode: SelectionMode = "relevance"
-    belief_types: tuple[str, ...] = ()
+    belief_types: tuple[BeliefType, ...] = ()
     entity_ids: tuple[str, ...] = ()
-    exclude_ids: tuple[UUID, ...] = ()
+    exclude_ids: tuple[UUID, ...] = Field(default=(), max_length=MAX_EXCLUDE_IDS)
 
 
 RecordKind = Literal["belief", "summary", "hypothesis"]
@@ -129,6 +135,7 @@ class RecallStages(Value):
     # (a duplicate of the member rendered instead), and the summaries offered to the budget.
     suppressed_ids: tuple[UUID, ...] = ()
     summary_ids: tuple[UUID, ...] = ()
+    semantic_search: SemanticSearch = ""  # how the semantic arm searched
 
 
 class RecallResult(Value):

@@ -75,6 +75,8 @@ class RecallTrace(models.Model):
     rendered_sha256 = models.CharField(max_length=64)
     rendered_tokens = models.PositiveIntegerField()
     elapsed_ms = models.FloatField()
+    # recall.domain.SemanticSearch: how the semantic arm searched ("" when it did not run).
+    semantic_search = models.CharField(max_length=20, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(policy__len__gt=0), name="recalltrace_policy_nonempty")]

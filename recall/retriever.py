@@ -139,6 +139,7 @@ def recall(
         )
         lists: dict[str, list[arms.Candidate]] = {}
         floors: dict[str, float] = {}
+        semantic_search = ""
         if request.selection_mode == "recent":
             lists["recent"] = arms.recent(read)
         else:
@@ -152,7 +153,7 @@ def recall(
                     floors["lexical"] = lexical_floor(prepared.lexemes)
             if channel in ("hybrid", "dense"):
                 exact = arms.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
-                lists["semantic"] = arms.semantic(read, query_vector, space, exact=exact)
+                lists["semantic"], semantic_search = arms.semantic_search(read, query_vector, space, exact=exact)
         fused = reciprocal_rank_fusion(lists, min_signals=floors)
         if channel == "hybrid" and "semantic" in lists and expansion.enabled():
             # The second hop: siblings of the first pass's top, then one fusion of all four.
@@ -187,6 +188,7 @@ def recall(
             structured_ids=tuple(c.id for c in lists.get("structured", ())),
             suppressed_ids=tuple(offer.suppressed_ids) if offer is not None else (),
             summary_ids=tuple(offer.summary_ids) if offer is not None else (),
+            semantic_search=semantic_search,
         )
         trace_id = trace_write(principal=principal, now=now, facts=TraceFacts(
             surface=surface, policy=policy.tags(
@@ -199,7 +201,7 @@ def recall(
             max_items=request.max_items, max_tokens=request.max_tokens, as_of=request.as_of,
             candidate_ids=stages.candidate_ids, dense_ids=stages.dense_ids, ranked_ids=stages.ranked_ids,
             rendered_ids=stages.rendered_ids, rendered=rendered.text, rendered_tokens=rendered.tokens,
-            elapsed_ms=(time.perf_counter() - started) * 1000.0,
+            elapsed_ms=(time.perf_counter() - started) * 1000.0, semantic_search=semantic_search,
         ))
 
     return RecallResult(

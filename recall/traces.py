@@ -1,8 +1,8 @@
 """Content-free recall traces: what one recall did, never what it read.
 
 A trace holds the policy (the registered tags of the stages that ran, ``recall.policy``),
-selection mode, channels, fallback, embedding space, ceiling, budgets, instant and the four
-stage ID lists (candidate, dense, ranked, rendered), plus the SHA-256 and token count of the
+selection mode, channels, fallback, embedding space, how the semantic arm searched, ceiling,
+budgets, instant and the four stage ID lists (candidate, dense, ranked, rendered), plus the SHA-256 and token count of the
 rendered text and the elapsed time. It must never hold a
 query, subject, statement, excerpt or rendered text: the staff admin may read this table.
 Written by the retriever inside the same owner context as the recall itself.
@@ -44,6 +44,7 @@ class TraceFacts:
     rendered: str
     rendered_tokens: int
     elapsed_ms: float
+    semantic_search: str = ""
 
 
 def rendered_sha256(rendered: str) -> str:
@@ -54,6 +55,7 @@ _COLUMNS = (
     "id", "tenant_id", "principal_id", "created_at", "surface", "policy", "selection_mode", "channel",
     "requested_channel", "fallback_reason", "space", "ceiling", "max_items", "max_tokens", "as_of",
     "candidate_ids", "dense_ids", "ranked_ids", "rendered_ids", "rendered_sha256", "rendered_tokens", "elapsed_ms",
+    "semantic_search",
 )
 _ID_LISTS = ("candidate_ids", "dense_ids", "ranked_ids", "rendered_ids")
 _ARRAYS = {**{name: "uuid[]" for name in _ID_LISTS}, "policy": "text[]"}
@@ -78,7 +80,7 @@ def trace_write(*, principal: Principal, facts: TraceFacts, now: datetime) -> UU
         "max_items": facts.max_items, "max_tokens": facts.max_tokens, "as_of": facts.as_of,
         **{name: uuid_array(getattr(facts, name)) for name in _ID_LISTS},
         "rendered_sha256": rendered_sha256(facts.rendered), "rendered_tokens": facts.rendered_tokens,
-        "elapsed_ms": facts.elapsed_ms,
+        "elapsed_ms": facts.elapsed_ms, "semantic_search": facts.semantic_search,
     }
     with connection.cursor() as cursor:
         cursor.execute(_INSERT, row)

@@ -33,7 +33,9 @@ from memory.models import OwnerToken, Principal as PrincipalRow
 from memory.services import owners
 from memory.services import receipts as memory_receipts
 from recall import retriever
-from recall.domain import Channel, EmbeddingTuple, FallbackReason, SelectionMode, Sensitivity, Surface
+from recall.domain import (
+    Channel, EmbeddingTuple, FallbackReason, SelectionMode, SemanticSearch, Sensitivity, Surface,
+)
 from recall.encoders import MINILM_TUPLE, OpenAIEncoder
 from recall.models import MemoryVector
 from recall.vectors import write_vectors
@@ -91,6 +93,7 @@ VOCABULARIES = [
     ("recall_recalltrace", "requested_channel", get_args(Channel)),
     ("recall_recalltrace", "fallback_reason", get_args(FallbackReason)),
     ("recall_recalltrace", "ceiling", get_args(Sensitivity)),
+    ("recall_recalltrace", "semantic_search", get_args(SemanticSearch)),
     *[(f"reconsolidation_{table}", "policy", (bounds.POLICY,)) for table in RECON_TABLES_WITH_POLICY],
     # memory's own kinds and the two reconsolidation writes into the same receipts table
     ("memory_idempotencyreceipt", "resource_kind",

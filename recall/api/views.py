@@ -5,7 +5,9 @@ flag per request, bearer owner auth, ``Cache-Control: private, no-store`` on eve
 response, the one error envelope): parse a closed JSON body strictly (duplicate keys,
 unknown fields, wrong JSON types are validation_error), call ``recall.retriever.recall``
 once, render with the output serializer below — which is also the documented schema. The
-body model ``MemorySearch`` is its own documentation (``memory.api.schema.StrictBodyScheme``).
+body model ``recall.api.inputs.MemorySearch`` is its own documentation
+(``memory.api.schema.StrictBodyScheme``); its filters (scope, belief types, exclusions,
+selection mode) are hard predicates of every channel.
 
 The response carries the rendered context and the rendered items; never the transient
 stage IDs (``RecallResult.stages``). Needs the memory.read scope. Searching is a read: it
@@ -13,52 +15,22 @@ takes no Idempotency-Key, though it writes a content-free trace.
 """
 from __future__ import annotations
 
-from typing import Optional
-
-from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_field
-from pydantic import Field
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from memory import vocabulary
 from memory.api import parsing, schema
-from memory.api.inputs import INSTANT_NOTE, Body, Instant
 from memory.api.serializers import SourceSerializer
 from memory.api.views import OwnerApiView
 from recall import retriever
-from recall.domain import (
-    MAX_ITEMS_BOUND, MAX_TOKENS_BOUND, QUERY_MAX_CHARS, Channel, RecallRequest, Sensitivity,
-)
+from recall.api.inputs import QUERY_PATTERN, MemorySearch  # noqa: F401 - QUERY_PATTERN re-exported
+from recall.domain import RecallRequest
 from veetbot.api_errors import ValidationFailed, problem
 from veetbot.clock import utcnow
 from veetbot.identity import SCOPE_READ
 
 CHANNELS = ("hybrid", "dense", "sparse")
-
-
-# Not blank (the view refuses a query of whitespace only as "blank") and, like every body
-# string, without NUL: one pattern for the document, the same character classes the view uses.
-QUERY_PATTERN = f"^[^\\u0000]*[^{parsing.WHITESPACE_CLASS}\\u0000][^\\u0000]*$"
-
-
-class MemorySearch(Body):
-    """The closed search body. as_of must not be in the future (validation_error)."""
-
-    query: str = Field(min_length=1, max_length=QUERY_MAX_CHARS, description="Not whitespace only.",
-                       json_schema_extra={"pattern": QUERY_PATTERN})
-    ceiling: Sensitivity = Field(
-        description=f"Highest sensitivity that may be recalled: {', '.join(vocabulary.SENSITIVITIES)}.",
-        json_schema_extra=schema.enum_as_pattern)
-    max_items: Optional[int] = Field(default=None, ge=1, le=MAX_ITEMS_BOUND, description=(
-        f"Item budget (default {settings.RECALL_MAX_ITEMS})."))
-    max_tokens: Optional[int] = Field(default=None, ge=1, le=MAX_TOKENS_BOUND, description=(
-        f"Token budget of the rendered text (default {settings.RECALL_MAX_TOKENS}); whole items only."))
-    as_of: Optional[Instant] = Field(default=None, description=(
-        "Recall as of this past instant (not in the future); current restrictions still apply. " + INSTANT_NOTE))
-    channel: Optional[Channel] = Field(default=None, description=(
-        "hybrid (default), dense or sparse. Without semantic recall the search runs sparse and says so in "
-        "fallback_reason."))
 
 
 # --- output (the rendering and the documented schema) -------------------------------------
@@ -168,10 +140,6 @@ class MemorySearchView(OwnerApiView):
             raise ValidationFailed([problem("as_of", "in_future")])
         result = retriever.recall(
             principal=self.principal, surface="api", now=now,
-            request=RecallRequest(
-                query=body.query, ceiling=body.ceiling, as_of=body.as_of, channel=body.channel,
-                max_items=body.max_items or settings.RECALL_MAX_ITEMS,
-                max_tokens=body.max_tokens or settings.RECALL_MAX_TOKENS,
-            ),
+            request=RecallRequest(**body.request_fields()),
         )
         return Response(RecallResultSerializer(result).data)

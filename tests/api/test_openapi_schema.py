@@ -19,12 +19,16 @@ ROUTES = {
     ("/v1/memories/{memory_id}/review", "post"): {"200": "MemoryOrDerived"},
     ("/v1/sessions", "post"): {"201": "Session"},
     ("/v1/sessions/{session_id}/events", "post"): {"201": "Event"},
+    ("/v1/sessions/{session_id}", "delete"): {"200": "ErasureReceipt"},
+    ("/v1/people/{person_id}", "delete"): {"200": "ErasureReceipt"},
+    ("/v1/account/erase", "post"): {"200": "ErasureReceipt"},
 }
 REQUESTS = {
     ("/v1/memories", "post"): "MemoryCreateRequest",
     ("/v1/memories/{memory_id}/review", "post"): "MemoryReviewRequest",
     ("/v1/sessions", "post"): "SessionCreateRequest",
     ("/v1/sessions/{session_id}/events", "post"): "EventAppendRequest",
+    ("/v1/account/erase", "post"): "AccountEraseRequest",
 }
 WRITES = {key for key in ROUTES if key[1] in {"post", "delete"}}
 
@@ -108,6 +112,7 @@ def test_bearer_scheme_is_documented(document):
     ("MemoryReviewRequest", inputs.MemoryReview),
     ("SessionCreateRequest", inputs.SessionCreate),
     ("EventAppendRequest", inputs.EventAppend),
+    ("AccountEraseRequest", inputs.AccountErase),
     ("SourceRequest", inputs.Source),
 ])
 def test_documented_request_bodies_are_the_parsers_closed_models(document, component, parsed):
@@ -144,3 +149,17 @@ def test_schema_is_served_without_a_token(api):
     served = response.json()
     assert "/v1/memories" in served["paths"] and "/v1/schema" not in served["paths"]
     validate_schema(served)
+
+
+def test_erasures_document_their_receipt_its_replay_and_the_confirmation(document):
+    receipt = document["components"]["schemas"]["ErasureReceipt"]
+    assert set(receipt["properties"]) == {"erased", "id", "erased_at"}
+    for path, method in [("/v1/sessions/{session_id}", "delete"), ("/v1/people/{person_id}", "delete"),
+                         ("/v1/account/erase", "post")]:
+        operation = document["paths"][path][method]
+        assert "replay" in operation["description"] and "not_found" in operation["description"]
+        assert "Idempotency-Replayed" in operation["responses"]["200"]["headers"]
+        assert not {p["name"] for p in operation["parameters"]} & {"ceiling"}
+    assert "requestBody" not in document["paths"]["/v1/sessions/{session_id}"]["delete"]
+    confirm = document["components"]["schemas"]["AccountEraseRequest"]["properties"]["confirm"]
+    assert confirm["enum"] == [inputs.ACCOUNT_ERASE_CONFIRMATION]

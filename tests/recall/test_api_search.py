@@ -176,7 +176,8 @@ def test_openapi_schema_documents_the_search_operation():
     assert operation["operationId"] == "memories_search"
     request_schema = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]
     fields = document["components"]["schemas"][request_schema]
-    assert set(fields["properties"]) == {"query", "ceiling", "max_items", "max_tokens", "as_of", "channel"}
+    assert set(fields["properties"]) == {"query", "ceiling", "max_items", "max_tokens", "as_of", "channel", "scope",
+                                         "belief_types", "exclude_ids", "selection_mode"}
     assert set(fields["required"]) == {"query", "ceiling"}
     response_schema = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]
     assert list(document["components"]["schemas"][response_schema]["properties"]) == RESULT_KEYS

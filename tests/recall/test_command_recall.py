@@ -143,4 +143,4 @@ def test_command_options_are_the_documented_interface():
     parser = load_command_class("recall", "recall").create_parser("manage.py", "recall")
     options = {o for action in parser._actions for o in action.option_strings}
     assert {"--owner", "--ceiling", "--channel", "--max-items", "--max-tokens", "--as-of", "--json",
-            "--queries"} <= options
+            "--queries", "--scope", "--belief-type", "--exclude-id", "--selection-mode"} <= options

@@ -1,5 +1,10 @@
 """``recall "QUERY" --owner T/P --ceiling C [--channel hybrid|dense|sparse] [--max-items N]
-[--max-tokens N] [--as-of ISO] [--json]`` and ``recall --queries FILE.jsonl --owner ...``.
+[--max-tokens N] [--as-of ISO] [--scope S] [--belief-type T ...] [--exclude-id ID ...]
+[--selection-mode relevance|recent] [--json]`` and ``recall --queries FILE.jsonl --owner ...``.
+
+``--scope``, ``--belief-type`` (repeatable), ``--exclude-id`` (repeatable) and
+``--selection-mode`` are the hard filters of ``POST /v1/memories/search``, applied to every
+query of the run.
 
 A thin wrapper over ``recall.retriever.recall`` (surface "cli"). Other tools rely on these
 names, options and JSON keys; keep them exactly (a key may be added, never renamed or
@@ -19,6 +24,7 @@ Without ``--json`` (single query) it prints the rendered context and a one-line 
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import datetime
 from typing import Any
 
@@ -53,6 +59,25 @@ def _instant(value: str) -> datetime:
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         raise CommandError("--as-of must be an ISO 8601 instant with an offset")
     return parsed
+
+
+def _uuid(value: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise CommandError("--exclude-id must be a UUID")
+
+
+def filter_fields(options: dict) -> dict:
+    """The RecallRequest filter fields the command's options set."""
+    if options.get("scope") is not None and not vocabulary.SCOPE.match(options["scope"]):
+        raise CommandError("--scope must be user, project:<id> or session:<session id>")
+    return {
+        "scope": options.get("scope") or "user",
+        "belief_types": tuple(dict.fromkeys(options.get("belief_type") or ())),
+        "exclude_ids": tuple(dict.fromkeys(_uuid(v) for v in options.get("exclude_id") or ())),
+        "selection_mode": options.get("selection_mode") or "relevance",
+    }
 
 
 def _read_queries(path: str) -> list[tuple[Any, str]]:
@@ -96,6 +121,14 @@ class Command(BaseCommand):
         parser.add_argument("--max-items", type=int, default=settings.RECALL_MAX_ITEMS, metavar="N")
         parser.add_argument("--max-tokens", type=int, default=settings.RECALL_MAX_TOKENS, metavar="N")
         parser.add_argument("--as-of", metavar="ISO", help="recall as of this past instant (with an offset)")
+        parser.add_argument("--scope", metavar="SCOPE",
+                            help="user (default), project:<id> or session:<id>; local scopes never cross")
+        parser.add_argument("--belief-type", action="append", choices=vocabulary.BELIEF_TYPES, metavar="TYPE",
+                            help="only beliefs of this type (repeatable)")
+        parser.add_argument("--exclude-id", action="append", metavar="MEMORY_ID",
+                            help="never return this memory (repeatable)")
+        parser.add_argument("--selection-mode", choices=("relevance", "recent"),
+                            help="relevance (default) or the legacy newest-first selection")
         parser.add_argument("--json", action="store_true", help="machine-readable output")
         parser.add_argument("--queries", metavar="FILE.jsonl",
                             help='answer every {"id", "query"} line of FILE, one JSON object per line')
@@ -105,12 +138,13 @@ class Command(BaseCommand):
         if (options["query"] is None) == (options["queries"] is None):
             raise CommandError("give QUERY or --queries FILE.jsonl (exactly one)")
         as_of = _instant(options["as_of"]) if options["as_of"] else None
+        filters = filter_fields(options)
 
         def run(query: str) -> RecallResult:
             try:
                 request = RecallRequest(
                     query=query, ceiling=options["ceiling"], max_items=options["max_items"],
-                    max_tokens=options["max_tokens"], as_of=as_of, channel=options["channel"],
+                    max_tokens=options["max_tokens"], as_of=as_of, channel=options["channel"], **filters,
                 )
             except ValidationError as error:
                 fields = sorted({str(e["loc"][0]) for e in error.errors(include_input=False) if e["loc"]})

@@ -1,0 +1,86 @@
+"""The closed request bodies of the recall routes, as strict pydantic models.
+
+They are also the OpenAPI documentation of those bodies (``memory.api.schema
+.StrictBodyScheme``): descriptions and bounds live on the fields, nothing is kept twice.
+
+``RecallFilters`` are the hard predicates a caller may add to the ones the owner, the
+ceiling and the lifecycle already impose — scope, belief types, explicit exclusions — and
+the selection mode. Every channel and the expansion arm apply them in SQL before any
+candidate limit (``recall.sql.permitted``); they can only narrow what a recall may see.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Optional
+from uuid import UUID
+
+from django.conf import settings
+from pydantic import Field
+
+from memory import vocabulary
+from memory.api import parsing, schema
+from memory.api.inputs import INSTANT_NOTE, Body, Instant
+from memory.domain import BeliefType
+from recall.domain import (
+    MAX_EXCLUDE_IDS, MAX_ITEMS_BOUND, MAX_TOKENS_BOUND, QUERY_MAX_CHARS, Channel, SelectionMode, Sensitivity,
+)
+
+# Not blank (the view refuses a string of whitespace only as "blank") and, like every body
+# string, without NUL: one pattern for the document, the same character classes the view uses.
+NON_BLANK_PATTERN = f"^[^\\u0000]*[^{parsing.WHITESPACE_CLASS}\\u0000][^\\u0000]*$"
+QUERY_PATTERN = NON_BLANK_PATTERN  # the search query's name for it
+
+SCOPE_NOTE = (
+    "The scope the recall happens in: user (default), project:<id> or session:<session id>. Local scopes "
+    "never cross: a project or session recall sees its own scope's beliefs and the user-scope beliefs that "
+    "are portable; a user recall sees user-scope beliefs only. A scope that names no session of the owner's "
+    "simply holds nothing."
+)
+
+
+# The belief-type choice set is already named by the originals' belief_type: documented here
+# as a pattern over the same values (one enum component name per choice set).
+BeliefTypeItem = Annotated[BeliefType, Field(json_schema_extra=schema.enum_as_pattern)]
+
+
+class RecallFilters(Body):
+    """Hard predicates and the selection mode, shared by search and context assembly."""
+
+    ceiling: Sensitivity = Field(
+        description=f"Highest sensitivity that may be recalled: {', '.join(vocabulary.SENSITIVITIES)}.",
+        json_schema_extra=schema.enum_as_pattern)
+    as_of: Optional[Instant] = Field(default=None, description=(
+        "Recall as of this past instant (not in the future); current restrictions still apply. " + INSTANT_NOTE))
+    scope: str = Field(default="user", pattern=vocabulary.SCOPE.pattern, description=SCOPE_NOTE)
+    belief_types: list[BeliefTypeItem] = Field(
+        default_factory=list, max_length=len(vocabulary.BELIEF_TYPES),
+        description="Only beliefs of these types (empty: every type). A hard filter, applied before any limit.")
+    exclude_ids: list[UUID] = Field(
+        default_factory=list, max_length=MAX_EXCLUDE_IDS,
+        description="Memories never to return (unknown and foreign IDs are simply not there).")
+    selection_mode: SelectionMode = Field(default="relevance", description=(
+        "relevance (default): lexical, structured and semantic candidates ranked by relevance before any limit; "
+        "recent: the legacy bounded newest-first selection (keyword channel only, said in fallback_reason)."))
+
+
+class MemorySearch(RecallFilters):
+    """The closed search body. as_of must not be in the future (validation_error)."""
+
+    query: str = Field(min_length=1, max_length=QUERY_MAX_CHARS, description="Not whitespace only.",
+                       json_schema_extra={"pattern": QUERY_PATTERN})
+    max_items: Optional[int] = Field(default=None, ge=1, le=MAX_ITEMS_BOUND, description=(
+        f"Item budget (default {settings.RECALL_MAX_ITEMS})."))
+    max_tokens: Optional[int] = Field(default=None, ge=1, le=MAX_TOKENS_BOUND, description=(
+        f"Token budget of the rendered text (default {settings.RECALL_MAX_TOKENS}); whole items only."))
+    channel: Optional[Channel] = Field(default=None, description=(
+        "hybrid (default), dense or sparse. Without semantic recall the search runs sparse and says so in "
+        "fallback_reason."))
+
+    def request_fields(self) -> dict:
+        """The ``recall.domain.RecallRequest`` fields this body sets (budgets defaulted)."""
+        return dict(
+            query=self.query, ceiling=self.ceiling, as_of=self.as_of, channel=self.channel, scope=self.scope,
+            belief_types=tuple(self.belief_types), exclude_ids=tuple(self.exclude_ids),
+            selection_mode=self.selection_mode,
+            max_items=self.max_items or settings.RECALL_MAX_ITEMS,
+            max_tokens=self.max_tokens or settings.RECALL_MAX_TOKENS,
+        )

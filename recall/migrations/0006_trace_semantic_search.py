@@ -1,0 +1,33 @@
+"""``recall_recalltrace.semantic_search``: how the semantic arm searched (exact, hnsw, or
+hnsw_short_exact — HNSW came back short of the arm limit and the arm searched exactly).
+Content-free; existing traces get "" (not recorded). Additive.
+
+Downgrade refuses while any trace has recorded a value: dropping the column would destroy
+that part of the history.
+"""
+from django.db import migrations, models
+
+
+def refuse_while_recorded(apps, schema_editor):
+    with schema_editor.connection.cursor() as cursor:
+        # The migrating role owns the table; without FORCE it sees every owner's rows.
+        cursor.execute("ALTER TABLE recall_recalltrace NO FORCE ROW LEVEL SECURITY")
+        cursor.execute("SELECT count(*) FROM recall_recalltrace WHERE semantic_search <> ''")
+        (rows,) = cursor.fetchone()
+        cursor.execute("ALTER TABLE recall_recalltrace FORCE ROW LEVEL SECURITY")
+    if rows:
+        raise RuntimeError(
+            f"Refusing to drop recall_recalltrace.semantic_search: {rows} trace(s) recorded how their semantic "
+            "arm searched."
+        )
+
+
+class Migration(migrations.Migration):
+    dependencies = [("recall", "0005_policy_tags_and_unbounded_names")]
+
+    operations = [
+        # On reverse this runs last-to-first: the refusal runs before the column goes.
+        migrations.AddField(model_name="recalltrace", name="semantic_search",
+                            field=models.CharField(blank=True, default="", db_default="", max_length=20)),
+        migrations.RunPython(migrations.RunPython.noop, refuse_while_recorded),
+    ]
