@@ -10,7 +10,7 @@ from uuid import UUID
 
 from memory import vocabulary
 from memory.errors import NotFound
-from memory.models import Event, Memory, MemorySource, Session
+from memory.models import Event, Memory, MemorySource, Principal, Session
 from memory.domain import EventPartView, EventView, MemoryView, SessionView, SourceRef
 
 
@@ -110,3 +110,9 @@ def event_view(row: Event) -> EventView:
 def memory_bank_started() -> bool:
     """Whether the owner has any belief, live or erased (an operator's "already imported")."""
     return Memory.objects.exists()
+
+
+def owner_registered() -> bool:
+    """Whether the owner in the current context has its principal row (an operator typed a
+    real owner, not a typo that would otherwise "succeed" at erasing nothing)."""
+    return Principal.objects.exists()
