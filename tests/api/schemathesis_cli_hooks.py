@@ -61,7 +61,21 @@ def discover() -> Fixtures:
         session_ids=[session_id],
         operation_ids=[op["id"] for op in _items("/v1/memory-reconsolidations")],
         cursor_for=_cursor_for,
+        disposable=_disposable,
     )
+
+
+def _disposable(kind: str) -> Optional[str]:
+    """A fresh session with one owner message for DELETE /v1/sessions/{id} to erase (people
+    have no create route: their erasure keeps its generated ID)."""
+    if kind != "session":
+        return None
+    session = _call("POST", "/v1/sessions", key=f"schemathesis-erasable-{os.urandom(8).hex()}", json={"scope": "user"})
+    if session.status_code != 201:
+        return None
+    _call("POST", f"/v1/sessions/{session.json()['id']}/events", key=f"schemathesis-erasable-{os.urandom(8).hex()}",
+          json={"kind": "user.message.created", "speaker": "owner", "parts": ["A conversation made to be erased."]})
+    return session.json()["id"]
 
 
 FIXTURES = discover()

@@ -29,6 +29,13 @@ from schemathesis.core.parameters import ParameterLocation
 
 # Which fixture list a path parameter draws real IDs from.
 PATH_IDS = {"memory_id": "memory_ids", "session_id": "session_ids", "operation_id": "operation_ids"}
+# Erasure routes get a fresh row of their own instead of a shared fixture row: erasing the
+# fixture session would take the message every generated memory cites.
+ERASURES = {("DELETE", "/v1/sessions/{session_id}"): ("session_id", "session"),
+            ("DELETE", "/v1/people/{person_id}"): ("person_id", "person")}
+# Whole-account erasure revokes the token every later case authenticates with, so the
+# fuzz runs leave it out (tests/api/test_erasure_routes.py covers it, replay included).
+NOT_FUZZED = ("/v1/account/erase",)
 
 
 @dataclass
@@ -43,6 +50,8 @@ class Fixtures:
     operation_ids: list[str] = field(default_factory=list)
     # (route path, query without cursor) -> a cursor the server issues for it, or None.
     cursor_for: Callable[[str, dict], Optional[str]] = lambda path, query: None
+    # "session" | "person" -> the ID of a fresh row made to be erased, or None (none can be made).
+    disposable: Callable[[str], Optional[str]] = lambda kind: None
 
 
 def _positive(case, location: ParameterLocation) -> bool:
@@ -113,6 +122,11 @@ def make_meaningful(case, fixtures: Fixtures, now: Optional[datetime] = None):
                 real = _pick(value, getattr(fixtures, PATH_IDS[name]))
                 if real is not None:
                     case.path_parameters[name] = real
+        if route in ERASURES:
+            name, kind = ERASURES[route]
+            fresh = fixtures.disposable(kind) if _pick(str(case.path_parameters.get(name)), ["real"]) else None
+            if fresh is not None:
+                case.path_parameters[name] = fresh
     if _positive(case, ParameterLocation.QUERY) and case.query and "cursor" in case.query:
         rest = {name: value for name, value in case.query.items() if name != "cursor"}
         issued = fixtures.cursor_for(case.operation.path, rest)

@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, Phase, settings
 from memory import services
 from reconsolidation.pipeline.store import ReconsolidationStore
 from tests.api.recon_builders import committed_merge, committed_summary, proposed
-from tests.api.schemathesis_semantics import Fixtures, make_meaningful
+from tests.api.schemathesis_semantics import NOT_FUZZED, Fixtures, make_meaningful
 from tests.conftest import ALIASES, truncate_all
 from tests.factories import T0, make_owner, owner_message
 from tests.reconsolidation.helpers import original
@@ -95,18 +95,30 @@ def _cursor_issuer(token: str):
     return cursor_for
 
 
+def _disposable(principal):
+    """Fresh rows for the erasure routes to erase: a session with one owner message, a person."""
+    def make(kind: str) -> str:
+        if kind == "session":
+            session = services.session_create(principal=principal, started_at=T0)
+            owner_message(principal, "A conversation made to be erased.", session_id=session.id)
+            return str(session.id)
+        return str(services.person_create(principal=principal, name="Erasable", now=T0).id)
+    return make
+
+
 @pytest.fixture(scope="module")
 def api_schema(owner_world):
-    _principal, token, rows = owner_world
+    principal, token, rows = owner_world
     with override_settings(**FLAGS):
         schema = schemathesis.openapi.from_wsgi("/v1/schema", application)
-    fixtures = Fixtures(session_ids=[rows["session_id"]], cursor_for=_cursor_issuer(token), **rows)
+    fixtures = Fixtures(session_ids=[rows["session_id"]], cursor_for=_cursor_issuer(token),
+                        disposable=_disposable(principal), **rows)
 
     @schema.hook
     def map_case(context, case):
         return make_meaningful(case, fixtures)
 
-    return schema
+    return schema.exclude(path=list(NOT_FUZZED))
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
@@ -115,7 +127,8 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 def test_the_document_names_every_owner_route(api_schema):
     assert set(api_schema.raw_schema["paths"]) == {
         "/v1/memories", "/v1/memories/search", "/v1/memories/{memory_id}", "/v1/memories/{memory_id}/review",
-        "/v1/sessions", "/v1/sessions/{session_id}/events", "/v1/memory-reconsolidations",
+        "/v1/sessions", "/v1/sessions/{session_id}", "/v1/sessions/{session_id}/events", "/v1/people/{person_id}",
+        "/v1/account/erase", "/v1/memory-reconsolidations",
         "/v1/memory-reconsolidations/{operation_id}", "/v1/memory-reconsolidations/{operation_id}/undo",
         "/v1/memory-reconsolidations/{operation_id}/approve", "/v1/memory-reconsolidations/{operation_id}/reject",
     }
