@@ -8,8 +8,10 @@ with it, so a replay answers the same receipt even though what it names is gone.
 Rows stay (so journals, fences, rejections and later audits can still name them) but
 every text field that held the owner's words is emptied: belief subjects and statements,
 every revision snapshot, event part texts, people's names, the display name. Each
-erasure bumps the owner's erasure fence and journals an ``erased`` entry per belief, so
-derived work built on the erased sources is invalidated in the same transaction.
+erased belief gets a new content revision and an ``erased`` journal entry, so derived
+work built on it is invalidated in the same transaction and queued work that read it is
+fenced by that revision; the owner's erasure fence counts the erasure, and work over
+other beliefs is not fenced by it.
 """
 from __future__ import annotations
 

@@ -81,6 +81,10 @@ def journal(principal: Principal, entries: list[tuple[UUID, str, int]], now: dat
 
 
 def bump_erasure_fence(principal: Principal, now: datetime) -> int:
+    """Count one more erasure of this owner (content-free). The generation says *that*
+    something was erased, not what: work over the bank is fenced per source, by the
+    content revisions it read (every erasure also bumps its beliefs' revisions and
+    journals them), so moving this number alone stales nothing."""
     fence, _ = ErasureFence.objects.get_or_create(
         tenant_id=principal.tenant_id, principal_id=principal.principal_id,
         defaults={"generation": 0, "updated_at": now},

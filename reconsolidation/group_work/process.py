@@ -5,7 +5,9 @@ calls for each group it claims. Steps, each its own short unit of work, and neve
 provider call inside a transaction:
 
 1. read the group's current originals (owner context; eligibility and exact revisions
-   rechecked). Fewer than two still valid: the group is ``stale``;
+   rechecked). A source touched since the group read it (``fences.touched_since_read``:
+   corrected or erased; an erasure elsewhere does not count) or fewer than two still
+   valid: the group is ``stale``, before any spend;
 2. reserve spend at ``RECON_RULES_CALL_USD`` under a request digest of the IDs,
    revisions, attempt and policy, with a content-free call audit (provider ``rules``).
    A full budget defers the group (``deferred``: not a failure, not completion);
@@ -56,6 +58,7 @@ from reconsolidation.providers import rules, selection
 from reconsolidation.providers.contract import Provider
 from reconsolidation.pipeline.sources import current_sources
 from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.writers import fences
 from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -123,8 +126,9 @@ def process_group(store: ReconsolidationStore, principal: Principal, group_lease
     if provider is not None:
         return model_path.process_group(store, principal, group_lease, provider, now=now)
     with owner_context(principal):
+        touched = fences.touched_since_read(principal, group_lease.inputs)
         views, reasons = current_sources(principal, group_lease.inputs, now)
-    if len(views) < 2:
+    if touched or len(views) < 2:  # before any spend: the commit would refuse it anyway
         store.finish_group(principal, group_lease, outcome="stale", reason="sources_changed", now=now)
         return ()
     digest = request_digest(group_lease)

@@ -3,9 +3,10 @@
 ``commit`` is one short transaction in the order every source mutation uses: the owner
 lock first (``lock_owner``), then the source originals FOR UPDATE in sorted UUID order.
 It rechecks, without writing anything on failure: the slice's live lease and the group's
-claim, the expected inputs against the group, each source's content revision and
-eligibility, the owner's erasure fence (``erasure_generation``) against both the caller's
-and the group's, owner blocks, the kind's local rules (``apply.validate``), active merge
+claim, the expected inputs against the group, the caller's fence against the group's,
+the group's scoped fence (``fences.touched_since_read``: none of *its* sources corrected
+or erased since it read them — an erasure elsewhere in the bank does not stale it), each
+proposed source's content revision and eligibility, owner blocks, the kind's local rules (``apply.validate``), active merge
 membership, the policy identity, the per-slice operation budget and input idempotency.
 Then it writes the operation, its complete dependency edges (one per source original and
 admitted owner event, omitted summary inputs included) and a content-free audit row
@@ -27,7 +28,7 @@ from uuid import UUID
 from django.db import connection
 from django.db.models import F
 
-from memory.services.owner_state import erasure_generation, lock_owner
+from memory.services.owner_state import lock_owner
 from reconsolidation import bounds, mode
 from reconsolidation.domain import (
     InputRef, InvalidationReceipt, OperationView, Proposal, input_digest, sorted_inputs,
@@ -39,7 +40,7 @@ from reconsolidation.models import (
 )
 from reconsolidation.rows import audit, locked_group, locked_job, operation_view, owner_fields
 from reconsolidation.pipeline.sources import EVIDENCE, current_sources
-from reconsolidation.writers import apply, blocks, hypotheses
+from reconsolidation.writers import apply, blocks, fences, hypotheses
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -75,12 +76,14 @@ def commit(
         offered = tuple(InputRef(memory_id=i, content_revision=r) for i, r in zip(group.input_ids, group.input_revisions))
         if expected != offered:
             raise StaleInputs("inputs_mismatch")
+        if expected_fence != group.fence_generation:  # not the fence this group was queued under
+            raise FenceLost()
+        touched = fences.touched_since_read(principal, offered)
+        if touched:
+            raise StaleInputs(touched)
         views, reasons = current_sources(principal, refs, now, lock=True)
         if reasons:
             raise StaleInputs(sorted(reasons.values())[0])
-        fence = erasure_generation(principal)
-        if fence != expected_fence or fence != group.fence_generation:
-            raise FenceLost()
         if blocks.any_blocked([operation_signature(proposal.kind, [ref.memory_id for ref in refs])]):
             raise Conflict("blocked_by_owner")
         apply.validate(principal, proposal.kind, views, proposal.clauses, now=now)

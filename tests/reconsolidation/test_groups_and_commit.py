@@ -1,6 +1,6 @@
 """Queued model work and the minimal commit: oldest first, three failed attempts then a
 terminal audited failure, crash recovery counting as a failure, dedup by digest, and a
-commit that rechecks revisions and the erasure fence under the owner lock."""
+commit that rechecks revisions and the group's scoped fence under the owner lock."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -130,26 +130,25 @@ def test_commit_writes_operation_dependencies_and_audit_together(bank, enabled, 
                      proposal=proposal("flag_conflict", claimed.inputs), now=day_one)
 
 
-def test_commit_refuses_changed_sources_a_moved_fence_and_unsupplied_sources_without_mutation(bank, enabled, store, day_one):
+def test_commit_refuses_touched_sources_a_foreign_fence_and_unsupplied_sources_without_mutation(bank, enabled, store,
+                                                                                              day_one):
     principal, (a, b, c, d) = bank
     lease = store.claim_due(principal, lease_owner="w", now=day_one)
     queue(store, principal, lease, a, b, c, now=day_one)
     claimed = store.claim_group(principal, lease_token=lease.lease_token, now=day_one)
     services.memory_revise(principal=principal, memory_id=a.id, changes=MemoryChanges(confidence=0.3), now=day_one)
     before = snapshot(principal)
-    with pytest.raises(StaleInputs, match="revision_changed"):
+    with pytest.raises(StaleInputs, match="source_changed"):  # a's change stales the whole group
         store.commit(principal, claimed, expected_inputs=claimed.inputs, expected_fence=0,
-                     proposal=proposal("summarize_related", refs(a, b)), now=day_one)
+                     proposal=proposal("summarize_related", refs(b, c)), now=day_one)
     with pytest.raises(Invalid):  # a provider cannot choose a source it was not given
         store.commit(principal, claimed, expected_inputs=claimed.inputs, expected_fence=0,
                      proposal=proposal("summarize_related", refs(b, d)), now=day_one)
-    services.memory_erase(principal=principal, memory_id=d.id, now=day_one)  # any erasure moves the fence
-    before = snapshot(principal)
-    with pytest.raises(FenceLost):
-        store.commit(principal, claimed, expected_inputs=claimed.inputs, expected_fence=0,
+    with pytest.raises(FenceLost):  # not the fence the group was queued under
+        store.commit(principal, claimed, expected_inputs=claimed.inputs, expected_fence=1,
                      proposal=proposal("summarize_related", refs(b, c)), now=day_one)
     with pytest.raises(StaleInputs, match="inputs_mismatch"):
-        store.commit(principal, claimed, expected_inputs=refs(b, c), expected_fence=1,
+        store.commit(principal, claimed, expected_inputs=refs(b, c), expected_fence=0,
                      proposal=proposal("summarize_related", refs(b, c)), now=day_one)
     assert snapshot(principal) == before
     with owner_context(principal):
