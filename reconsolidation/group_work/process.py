@@ -13,11 +13,12 @@ provider call inside a transaction:
    A full budget defers the group (``deferred``: not a failure, not completion);
 3. run the rules provider (pure, outside any transaction) and settle ``verified`` at the
    same amount — a provider crash settles ``unknown`` (full charge) and fails the group;
-4. commit each proposal on its own: a conflict rejects only that proposal. A merge that
-   overlaps another active set is replanned as the union (queued as a new group);
-5. ``finish_group``: completed (something recorded), no_change, failed or stale; when
-   the slice's operation budget runs out midway the group is deferred and its recorded
-   operations are not repeated later (input idempotency).
+4. commit each proposal (a savepoint each: a conflict rejects only that proposal) and
+   ``finish_group`` in ONE transaction, so the accepted writes and the completion land
+   together or not at all. A merge that overlaps another active set is replanned as the
+   union (queued as a new group). Outcomes: completed (something recorded), no_change or
+   stale; when the slice's operation budget runs out midway the group is deferred with
+   the operations recorded so far, which are not repeated later (input idempotency).
 
 Returns the operations recorded for this group. Source text never leaves this process:
 the audit holds digests, IDs and reason codes only.
@@ -153,30 +154,45 @@ def process_group(store: ReconsolidationStore, principal: Principal, group_lease
                  lease_token=group_lease.lease_token, now=now,
                  completion=CallCompletion(completed_at=now, elapsed_ms=int((time.monotonic() - started) * 1000),
                                            transport_outcome="completed", input_tokens=0, output_tokens=0))
+    return _commit_and_finish(store, principal, group_lease, proposals, now)
+
+
+def _commit_and_finish(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, proposals,
+                       now: datetime) -> tuple[OperationView, ...]:
+    """Every accepted proposal and the group's completion in ONE owner transaction.
+
+    Each commit is a savepoint inside it, so a refused proposal rolls back alone; a crash
+    anywhere before the end rolls back the writes with the completion, so the recovered
+    retry records them once and reports what it did (a completed write never looks like a
+    duplicate refusal). Operation views are returned only after the transaction commits."""
     recorded: list[OperationView] = []
     stale = refused = 0
-    for proposal in proposals:
-        try:
-            recorded.append(store.commit(principal, group_lease, expected_inputs=group_lease.inputs,
-                                         expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
-        except LeaseLost:
-            raise
-        except BudgetExhausted as error:
-            store.finish_group(principal, group_lease, outcome="deferred", reason=error.reason, now=now)
-            return tuple(recorded)
-        except ProposalRefused as error:
-            refused += 1
-            if error.reason == "overlapping_membership":
-                _replan_union(store, principal, group_lease, proposal, now)
-        except _STALE:
-            stale += 1
-        except (Conflict, Invalid):  # a malformed proposal rejects only itself as well
-            refused += 1
-    if recorded:
-        outcome, reason = "completed", rules.HYPOTHESIS_ABSTENTION
-    elif stale and not refused:
-        outcome, reason = "stale", "sources_changed"
-    else:
-        outcome, reason = "no_change", rules.HYPOTHESIS_ABSTENTION if not proposals else "proposals_refused"
-    store.finish_group(principal, group_lease, outcome=outcome, reason=reason, now=now)
+    budget = ""  # the slice's operation budget ran out: the rest waits for the next slice
+    with owner_context(principal):
+        for proposal in proposals:
+            try:
+                recorded.append(store.commit(principal, group_lease, expected_inputs=group_lease.inputs,
+                                             expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
+            except LeaseLost:
+                raise
+            except BudgetExhausted as error:
+                budget = error.reason
+                break
+            except ProposalRefused as error:
+                refused += 1
+                if error.reason == "overlapping_membership":
+                    _replan_union(store, principal, group_lease, proposal, now)
+            except _STALE:
+                stale += 1
+            except (Conflict, Invalid):  # a malformed proposal rejects only itself as well
+                refused += 1
+        if budget:
+            outcome, reason = "deferred", budget
+        elif recorded:
+            outcome, reason = "completed", rules.HYPOTHESIS_ABSTENTION
+        elif stale and not refused:
+            outcome, reason = "stale", "sources_changed"
+        else:
+            outcome, reason = "no_change", rules.HYPOTHESIS_ABSTENTION if not proposals else "proposals_refused"
+        store.finish_group(principal, group_lease, outcome=outcome, reason=reason, now=now)
     return tuple(recorded)
