@@ -3,10 +3,15 @@
 Shared by ``operations.commit`` (recording a proposal) and ``review.approve`` (the owner
 committing it): both hold the owner lock and the sources FOR UPDATE in sorted UUID order.
 
-* ``validate`` — the kind-specific authority: a merge needs one equivalence key over all
-  inputs and no owner block on any member pair or claim/event pair; a summary needs
-  extractive clauses (``summaries.check_clauses``) and no blocked claim set; a conflict
-  flag needs two sources; a hypothesis is never admitted by local rules alone.
+* ``validate`` — the kind-specific authority, and the owner's rejections as commit gates
+  (``blocks``): no merge, summary or hypothesis over a source whose claim the owner
+  rejected (a live copy of it); a merge needs one equivalence key over all inputs and no
+  owner block on any member pair or claim/event pair; a summary needs extractive clauses
+  (``summaries.check_clauses``) and neither a blocked clause set nor a blocked pair of
+  clause claims; a conflict flag needs two sources; a hypothesis needs the stricter lane
+  (``hypotheses.check``), a wording that is neither blocked nor a rejected claim.
+* ``recorded_signatures`` — what undo, reject and "not true" install, from retained
+  identities only, so each gate above has its block.
 * ``overlap`` — a merge whose member is already in another active set: an active set
   wholly inside the new inputs is superseded by the union; any other overlap is refused
   (``overlapping_membership``) so the caller replans the union as a new group.
@@ -33,6 +38,11 @@ from reconsolidation.writers import blocks, hypotheses
 from veetbot.identity import Principal
 
 
+# The kinds that say something about their sources' claims; a conflict flag only records
+# a disagreement, so it stays possible over a rejected claim's copy.
+GATED_KINDS = ("merge_equivalent", "summarize_related", "infer_connection")
+
+
 class ProposalRefused(Conflict):
     """Local rules refuse this one proposal; its siblings are unaffected."""
 
@@ -51,9 +61,22 @@ def summary_signature(views: Sequence[SourceView], clauses: Sequence[ClauseDraft
     return blocks.summary_claims(views[0].attribution, [clause.text for clause in clauses])
 
 
+def summary_signatures(views: dict[UUID, SourceView], clauses: Sequence[ClauseDraft]) -> set[str]:
+    """A summary's clause set and every pair of its clause claims (checked clauses: each
+    names sources among ``views``, the first one the statement it copies)."""
+    return {summary_signature(list(views.values()), clauses),
+            *blocks.summary_claim_pairs(views[clause.source_ids[0]].claim_sha256 for clause in clauses)}
+
+
+def hypothesis_signature(views: Sequence[SourceView], clause: ClauseDraft) -> str:
+    return blocks.hypothesis_claim(views[0].attribution, clause.text)  # checked: one attribution
+
+
 def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], clauses: Sequence[ClauseDraft], *,
              now: Optional[datetime] = None) -> None:
     ordered = list(views.values())
+    if kind in GATED_KINDS and blocks.any_rejected(view.claim_sha256 for view in ordered):
+        raise ProposalRefused("claim_rejected_by_owner")
     if kind == "merge_equivalent":
         if not all_equivalent(ordered):
             raise ProposalRefused("not_equivalent")
@@ -63,7 +86,7 @@ def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], cla
         reason = summaries.check_clauses(clauses, views)
         if reason:
             raise ProposalRefused(reason)
-        if blocks.any_blocked([summary_signature(ordered, clauses)]):
+        if blocks.any_blocked(summary_signatures(views, clauses)):
             raise ProposalRefused("blocked_by_owner")
     elif kind == "flag_conflict":
         if len(ordered) < 2:
@@ -72,6 +95,10 @@ def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], cla
         reason = hypotheses.check(principal, views, clauses, now)
         if reason:
             raise ProposalRefused(reason)
+        if blocks.any_rejected(hypotheses.clause_claims(ordered, clauses[0].text)):
+            raise ProposalRefused("claim_rejected_by_owner")
+        if blocks.any_blocked([hypothesis_signature(ordered, clauses[0])]):
+            raise ProposalRefused("blocked_by_owner")
     else:
         raise ProposalRefused("unknown_kind")
 
@@ -152,13 +179,23 @@ def apply(principal: Principal, operation: ReconsolidationOperation, views: dict
 def recorded_signatures(principal: Principal, operation: ReconsolidationOperation) -> set[str]:
     """The block signatures of a recorded operation, from retained identities only (claim
     hashes and dependency events survive erasure), so an owner can still undo or reject
-    it after a source is gone."""
+    it after a source is gone; a hypothesis's from its verified wording while its
+    projection holds it (until its operation is invalidated, when no review remains)."""
     from memory.models import Memory
     from reconsolidation.models import ReconsolidationDependency
 
     ids = list(operation.input_ids)
     found = {blocks.exact(operation.kind, ids)}
-    if operation.kind == "merge_equivalent":
+    if operation.kind == "summarize_related":
+        heads = [UUID(str(sources[0])) for sources in operation.clause_sources if sources]
+        claims = dict(Memory.objects.filter(id__in=heads).values_list("id", "claim_sha256"))
+        found |= blocks.summary_claim_pairs(claims[i] for i in heads if i in claims)
+    elif operation.kind == "infer_connection":
+        stored = hypotheses.stored_clause(operation)
+        attribution = Memory.objects.filter(id__in=ids).values_list("attribution", flat=True).first()
+        if stored and attribution is not None:
+            found.add(blocks.hypothesis_claim(attribution, stored[0].text))
+    elif operation.kind == "merge_equivalent":
         claims = dict(Memory.objects.filter(id__in=ids).values_list("id", "claim_sha256"))
         events: dict[UUID, list[UUID]] = {}
         for memory_id, event_id in ReconsolidationDependency.objects.filter(operation_id=operation.id).values_list(

@@ -10,7 +10,19 @@ subject, a policy upgrade nor another model evades them:
 * ``claim_event_pairs`` — every pair of (claim hash, original-event identity) of merge
   members: copying the same evidence under new belief IDs still matches;
 * ``summary_claims`` — the attribution and the case-folded normalised clause set of a
-  summary, independent of order, subject and source IDs.
+  summary, independent of order, subject and source IDs;
+* ``summary_claim_pairs`` — every pair of a summary's clause claim hashes (each clause's
+  source claim, which survives erasure): a rejected summary blocks any later summary
+  holding two of its clauses — a subset, a superset, or the same claims copied under new
+  belief IDs and events (a summary always has at least two clauses);
+* ``hypothesis_claim`` — the attribution and the case-folded normalised wording of a
+  connection, independent of its support: a rejected hypothesis does not return over a
+  subset, a superset or copies of its support, nor from new evidence.
+
+``any_rejected`` is the other gate every merge, summary and hypothesis passes at commit:
+the memory app's own rejections (``memory.models.Rejection``, the owner said "not true"),
+matched by claim hash, so a live copy of a rejected claim is never merged, summarised
+or connected.
 """
 from __future__ import annotations
 
@@ -20,6 +32,7 @@ from typing import Iterable, Mapping, Sequence
 from uuid import UUID
 
 from memory.claims import normalize_text
+from memory.models import Rejection
 from reconsolidation.models import ReconsolidationBlock
 
 
@@ -48,6 +61,22 @@ def claim_event_pairs(claims: Mapping[UUID, str], events: Mapping[UUID, Sequence
 
 def summary_claims(attribution: str, texts: Iterable[str]) -> str:
     return _sha("summary_claims", attribution, *sorted({normalize_text(text) for text in texts}))
+
+
+def summary_claim_pairs(clause_claims: Iterable[str]) -> set[str]:
+    """``clause_claims``: the claim hash of each clause's source."""
+    claims = sorted(set(clause_claims))
+    return {_sha("summary_claim_pair", a, b) for a, b in combinations(claims, 2)}
+
+
+def hypothesis_claim(attribution: str, text: str) -> str:
+    return _sha("hypothesis_claim", attribution, normalize_text(text))
+
+
+def any_rejected(claim_hashes: Iterable[str]) -> bool:
+    """Whether the owner rejected (said "not true" of) any of these claims."""
+    wanted = sorted(set(claim_hashes))
+    return bool(wanted) and Rejection.objects.filter(claim_sha256__in=wanted).exists()
 
 
 def any_blocked(signatures: Iterable[str]) -> bool:

@@ -41,6 +41,7 @@ from uuid import UUID
 from django.db import connection
 
 from memory import vocabulary
+from memory.claims import claim_sha256
 from memory.services.owner_state import allocate
 from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft
@@ -140,6 +141,13 @@ def check(principal: Principal, views: dict[UUID, SourceView], clauses: Sequence
     if now is not None and clocks(ordered, events).expires_at <= now:
         return "hypothesis_expired"
     return None
+
+
+def clause_claims(views: Sequence[SourceView], text: str) -> set[str]:
+    """The claim hashes the clause would carry as an original of each source's kind,
+    polarity and attribution: what a memory rejection of the same claim matches."""
+    return {claim_sha256(statement=text, claim_kind=v.claim_kind, polarity=v.polarity, attribution=v.attribution)
+            for v in views}
 
 
 def record(principal: Principal, operation: ReconsolidationOperation, views: dict[UUID, SourceView],
