@@ -1,7 +1,7 @@
 """The registry of recall policy tags: the names a trace gives the stages that ran.
 
 A recall's policy identity is the list of tags of the stages that ran, in pipeline order —
-``recall@1`` always, then ``semantic@2``, ``expansion@2`` and ``reconsolidation@2`` when
+``recall@1`` always, then ``semantic@2``, ``expansion@2`` and ``reconsolidation@3`` when
 they did — stored as ``RecallTrace.policy`` (``text[]``, never empty: recall migration
 0005). A list cannot overflow a column whatever stages a later version adds, and nothing
 is ever cut to fit. Each tag names one versioned behaviour; a change of behaviour is a
@@ -9,7 +9,7 @@ new tag, registered here.
 
 Every tag is defined once, by the module that implements its stage: ``recall@1`` and
 ``semantic@2`` here (the retriever re-exports them as ``POLICY`` / ``SEMANTIC_POLICY``),
-``expansion@2`` in ``recall.expansion``, ``reconsolidation@2`` in
+``expansion@2`` in ``recall.expansion``, ``reconsolidation@3`` in
 ``reconsolidation.read_paths`` (``TRACE_TAG``). This module imports those two the same
 way the retriever does, so there is no import circle: neither of them imports recall's
 retriever, traces or this registry.

@@ -1,5 +1,6 @@
-"""Recall through reconsolidation: merge suppression (retrieval-reconsolidation@1) and
-summaries in remaining slots (retrieval-reconsolidation@2).
+"""Recall through reconsolidation: merge suppression (retrieval-reconsolidation@1),
+summaries in remaining slots (@2), historical group state and the request's hard filters
+over derived items (@3).
 
 The retriever hands over its ranked originals — every hard predicate already applied in
 SQL, before the item/token budget — and gets back the items to offer the budget and an
@@ -29,10 +30,21 @@ SQL, before the item/token budget — and gets back the items to offer the budge
 
 Switched off (``AGENT_MEMORY_RECONSOLIDATION_ENABLED`` false: the same switch hides
 derived recall and restores ordinary atomic recall, while history, undo and erasure keep
-working elsewhere) or for a historical (``as_of``) recall, ``reconsolidate`` returns
-None and the retriever runs plain atomic recall, byte for byte. Historical group state
-(``merges_at``) is not reconstructed here, so a historical read never applies today's
-merges to the past.
+working elsewhere), ``reconsolidate`` returns None and the retriever runs plain atomic
+recall, byte for byte.
+
+**Historical** (``as_of``) recall keeps the group state of that instant: a merge suppresses
+when its operation was committed at or before the instant and neither undone nor
+invalidated by then, through the memberships active at the instant; a summary or hypothesis
+renders when its operation was committed by then and its projection still holds its clauses
+(an invalidated projection is purged, so it can never render again, for any instant). Only
+while the sources are still permitted: a member or dependency erased *now*, or whose event is
+erased or excluded now, ends the set for every instant ("erasure hides every revision"), and
+the current ceiling, scope and owner controls apply to the past as to the present.
+
+The request's hard filters hold for derived items too: a summary or hypothesis with any
+dependency in ``exclude_ids``, or (with a ``belief_types`` filter) any dependency of another
+type, is withheld, so an excluded original can never render inside one.
 
 Cost: at most four owner-scoped statements per recall, each bounded by the candidate
 list — active memberships of the first ``RECON_RECALL_MAX_CANDIDATE_IDS`` ranked originals
@@ -63,7 +75,7 @@ from recall.domain import RecallItem, RecallRequest, SummaryClause
 from reconsolidation.models import ReconsolidationBlock
 from reconsolidation.writers import blocks
 
-POLICY = "retrieval-reconsolidation@2"
+POLICY = "retrieval-reconsolidation@3"  # @3: historical group state; filters hold for derived items
 # The bounds of one read (spec: "at most 1000 original candidate IDs per read", summary
 # lookup "capped at 1,000 operations"); a deployment may tighten them in settings. Ranked
 # originals past the first bound are not offered at all (an item budget of at most 100
@@ -71,7 +83,7 @@ POLICY = "retrieval-reconsolidation@2"
 # past it can never render beside its set's representative.
 RECON_RECALL_MAX_CANDIDATE_IDS: int = getattr(settings, "RECON_RECALL_MAX_CANDIDATE_IDS", 1000)
 RECON_RECALL_MAX_SUMMARIES: int = getattr(settings, "RECON_RECALL_MAX_SUMMARIES", 1000)
-TRACE_TAG = "+reconsolidation@2"  # appended to the trace policy when this read path ran
+TRACE_TAG = "+reconsolidation@3"  # appended to the trace policy when this read path ran
 
 _SPACE = re.compile(r"\s+")
 
@@ -82,16 +94,33 @@ _BROKEN = """(
     m.id IS NULL OR m.erased_at IS NOT NULL OR m.content_revision <> d.content_revision
     OR e.id IS NULL OR e.erased_at IS NOT NULL OR e.excluded
 )"""
+# For a historical read the recorded revision was current at the instant whenever the
+# operation was live then (a later revision invalidated it, ``_LIVE_AT``): only what is
+# gone *now* breaks it.
+_BROKEN_NOW = """(
+    m.id IS NULL OR m.erased_at IS NOT NULL OR e.id IS NULL OR e.erased_at IS NOT NULL OR e.excluded
+)"""
 # ... and, for a summary, a dependency this request may not see (a summary shows text
 # derived from every input, so each must pass the request's ceiling, scope and validity).
+# The request's hard filters count too: an excluded dependency, or one outside a type filter,
+# hides the summary (its clauses would carry that original's text and citation).
 _HIDDEN = """(
-    m.status <> 'active' OR m.valid_from > %(at)s OR (m.expires_at IS NOT NULL AND m.expires_at <= %(at)s)
+    NOT (m.status = ANY(%(current_statuses)s::text[]))
+    OR m.valid_from > %(at)s OR (m.expires_at IS NOT NULL AND m.expires_at <= %(at)s)
     OR NOT (m.sensitivity = ANY(%(sensitivities)s::text[]))
     OR NOT (m.scope = %(scope)s OR (%(scope)s <> 'user' AND m.scope = 'user' AND m.portable))
+    OR m.id = ANY(%(exclude_ids)s::uuid[])
+    OR (cardinality(%(belief_types)s::text[]) > 0 AND NOT (m.belief_type = ANY(%(belief_types)s::text[])))
 )"""
+# Group state: today's, or that of the historical instant %(as_of)s.
+_LIVE_NOW = "o.state = 'committed'"
+_LIVE_AT = """(o.committed_at <= %(as_of)s AND (o.undone_at IS NULL OR o.undone_at > %(as_of)s)
+    AND (o.invalidated_at IS NULL OR o.invalidated_at > %(as_of)s))"""
+_MEMBER_NOW = "{x}.active"
+_MEMBER_AT = "({x}.created_at <= %(as_of)s AND ({x}.deactivated_at IS NULL OR {x}.deactivated_at > %(as_of)s))"
 
 
-def _support(ops: str) -> str:
+def _support(ops: str, *, historical: bool = False) -> str:
     """CTEs checking the complete support of the operations in CTE ``ops`` (column ``id``):
     ``checked`` holds, per operation with any dependency, its supporting IDs, whether all
     are intact, whether all are also visible to this request, and their authorities,
@@ -103,20 +132,21 @@ def _support(ops: str) -> str:
     probed per dependency: without statistics (a fresh bank) the planner serves an ID probe
     from an owner-prefixed index and would read the owner's whole table per probe.
     """
+    broken = _BROKEN_NOW if historical else _BROKEN
     return f"""
     deps AS MATERIALIZED (
         SELECT d.operation_id, d.memory_id, d.content_revision, d.event_id
         FROM reconsolidation_reconsolidationdependency d WHERE d.operation_id IN (SELECT id FROM {ops})
     ), mem AS MATERIALIZED (
         SELECT id, erased_at, content_revision, status, valid_from, expires_at, sensitivity, scope, portable,
-               authority, attribution, polarity
+               authority, attribution, polarity, belief_type
         FROM memory_memory WHERE id = ANY(ARRAY(SELECT memory_id FROM deps))
     ), ev AS MATERIALIZED (
         SELECT id, erased_at, excluded FROM memory_event WHERE id = ANY(ARRAY(SELECT event_id FROM deps))
     ), checked AS MATERIALIZED (
         SELECT d.operation_id, array_agg(DISTINCT d.memory_id) AS ids,
-               bool_and(COALESCE(NOT {_BROKEN}, false)) AS intact,
-               bool_and(COALESCE(NOT ({_BROKEN} OR {_HIDDEN}), false)) AS visible,
+               bool_and(COALESCE(NOT {broken}, false)) AS intact,
+               bool_and(COALESCE(NOT ({broken} OR {_HIDDEN}), false)) AS visible,
                array_agg(DISTINCT m.authority) AS authorities, array_agg(DISTINCT m.attribution) AS attributions,
                array_agg(DISTINCT m.polarity) AS polarities
         FROM deps d LEFT JOIN mem m ON m.id = d.memory_id LEFT JOIN ev e ON e.id = d.event_id
@@ -124,27 +154,39 @@ def _support(ops: str) -> str:
     )"""
 
 
-# Active merge sets holding any candidate, with intact and complete support (every
-# recorded input has a dependency edge); all of their active members.
-MERGES = f"""
+def _merges(historical: bool) -> str:
+    """Merge sets live (now, or at the instant) holding any candidate, with intact and
+    complete support (every recorded input has a dependency edge); all of their members
+    active at that time."""
+    live = _LIVE_AT if historical else _LIVE_NOW
+    member = _MEMBER_AT if historical else _MEMBER_NOW
+    return f"""
     WITH live AS MATERIALIZED (
         SELECT o.id, o.revision, o.input_ids FROM reconsolidation_reconsolidationoperation o
-        WHERE o.state = 'committed' AND o.kind = 'merge_equivalent' AND o.id IN (
+        WHERE {live} AND o.kind = 'merge_equivalent' AND o.id IN (
             SELECT x.operation_id FROM reconsolidation_reconsolidationmember x
-            WHERE x.tenant_id = %(tenant_id)s AND x.principal_id = %(principal_id)s AND x.active
+            WHERE x.tenant_id = %(tenant_id)s AND x.principal_id = %(principal_id)s AND {member.format(x="x")}
               AND x.member_id = ANY(%(ids)s::uuid[])
         )
-    ), {_support("live")}
+    ), {_support("live", historical=historical)}
     SELECT live.id, live.revision, s.canonical_id, s.member_id
     FROM live
     JOIN checked c ON c.operation_id = live.id AND c.intact AND c.ids @> live.input_ids
-    JOIN reconsolidation_reconsolidationmember s ON s.operation_id = live.id AND s.active
+    JOIN reconsolidation_reconsolidationmember s ON s.operation_id = live.id AND {member.format(x="s")}
     ORDER BY live.id, s.member_id
 """
 
-# Visible, unretired summaries anchored on a candidate (any dependency, rendered or omitted),
-# every dependency intact and visible, best anchor rank first, at most %(limit)s.
-SUMMARIES = f"""
+
+MERGES, MERGES_AT = _merges(False), _merges(True)
+
+
+def _summaries(historical: bool) -> str:
+    """Visible, unretired summaries and hypotheses anchored on a candidate (any dependency,
+    rendered or omitted), live now or at the instant, every dependency intact and visible,
+    best anchor rank first, at most %(limit)s."""
+    live = _LIVE_AT if historical else _LIVE_NOW
+    made = "s.created_at <= %(as_of)s" if historical else "true"
+    return f"""
     WITH anchored AS MATERIALIZED (
         SELECT a.operation_id, min(array_position(%(ids)s::uuid[], a.memory_id)) AS anchor_rank
         FROM reconsolidation_reconsolidationdependency a
@@ -154,8 +196,8 @@ SUMMARIES = f"""
     ), live AS MATERIALIZED (
         SELECT o.id, o.revision, o.input_ids, anchored.anchor_rank
         FROM anchored JOIN reconsolidation_reconsolidationoperation o ON o.id = anchored.operation_id
-        WHERE o.state = 'committed' AND o.kind IN ('summarize_related', 'infer_connection')
-    ), {_support("live")}
+        WHERE {live} AND o.kind IN ('summarize_related', 'infer_connection')
+    ), {_support("live", historical=historical)}
     SELECT s.id, s.operation_id, live.revision, s.clauses, s.subject, s.belief_type, s.sensitivity,
            s.confidence, s.evidence_at, s.valid_from, s.expires_at, s.revision, live.anchor_rank,
            c.ids, c.authorities, c.attributions, c.polarities, live.input_ids, s.kind
@@ -163,6 +205,7 @@ SUMMARIES = f"""
     JOIN checked c ON c.operation_id = live.id AND c.visible AND c.ids @> live.input_ids
     JOIN reconsolidation_derivedmemory s ON s.operation_id = live.id
     WHERE s.kind IN ('summary', 'hypothesis') AND s.status = 'active' AND s.erased_at IS NULL AND s.retired_at IS NULL
+      AND {made}
       AND jsonb_typeof(s.clauses) = 'array' AND jsonb_array_length(s.clauses) > 0
       AND s.sensitivity = ANY(%(sensitivities)s::text[])
       AND (s.scope = %(scope)s OR (%(scope)s <> 'user' AND s.scope = 'user' AND s.portable
@@ -174,10 +217,13 @@ SUMMARIES = f"""
 """
 
 
+SUMMARIES, SUMMARIES_AT = _summaries(False), _summaries(True)
+
+
 def applies(request: RecallRequest) -> bool:
     """Whether this recall reads through reconsolidation (checked at call time, so flipping
     the switch takes effect at once)."""
-    return bool(settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED) and request.as_of is None
+    return bool(settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED)
 
 
 def atom_key(text: str) -> str:
@@ -231,7 +277,8 @@ def _run(statement: str, params: dict) -> list[tuple]:
 def merge_sets(params: dict, ids: Sequence[UUID]) -> dict[UUID, MergeSet]:
     """member ID -> its active, fully supported merge set, for the members among ``ids``."""
     found: dict[UUID, tuple[int, UUID, set[UUID]]] = {}
-    for operation_id, revision, canonical_id, member_id in _run(MERGES, {**params, "ids": list(ids)}):
+    statement = MERGES if params.get("as_of") is None else MERGES_AT
+    for operation_id, revision, canonical_id, member_id in _run(statement, {**params, "ids": list(ids)}):
         found.setdefault(operation_id, (revision, canonical_id, set()))[2].add(member_id)
     by_member: dict[UUID, MergeSet] = {}
     for operation_id, (revision, canonical_id, members) in found.items():
@@ -263,7 +310,8 @@ def _blocked(signatures: set[str]) -> set[str]:
 
 def summaries(params: dict, ids: Sequence[UUID], scores: dict[UUID, float]) -> list[RecallItem]:
     """Visible, fully valid, unblocked summaries anchored on ``ids``, best-anchored first."""
-    rows = _run(SUMMARIES, {**params, "ids": list(ids), "limit": RECON_RECALL_MAX_SUMMARIES})
+    statement = SUMMARIES if params.get("as_of") is None else SUMMARIES_AT
+    rows = _run(statement, {**params, "ids": list(ids), "limit": RECON_RECALL_MAX_SUMMARIES})
     items, signatures = [], {}
     for (derived_id, operation_id, operation_revision, clauses, subject, belief_type, sensitivity, confidence,
          evidence_at, valid_from, expires_at, revision, anchor_rank, support, authorities, attributions,

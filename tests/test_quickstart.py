@@ -155,7 +155,7 @@ def test_quickstart_turns_semantic_recall_on_embeds_every_embeddable_demo_memory
     with owner_context(Principal.parse(summary["owner"])):
         trace = RecallTrace.objects.get(surface="cli")
     assert (trace.channel, trace.fallback_reason) == ("hybrid", "")
-    assert {"semantic@2", "reconsolidation@2"} <= set(trace.policy)  # every flag on, as the server recalls
+    assert {"semantic@2", "reconsolidation@3"} <= set(trace.policy)  # every flag on, as the server recalls
 
 
 def test_the_backfill_draws_a_progress_bar_on_a_terminal_and_keeps_the_json_clean(live_db):

@@ -162,4 +162,5 @@ def test_erasures_document_their_receipt_its_replay_and_the_confirmation(documen
         assert not {p["name"] for p in operation["parameters"]} & {"ceiling"}
     assert "requestBody" not in document["paths"]["/v1/sessions/{session_id}"]["delete"]
     confirm = document["components"]["schemas"]["AccountEraseRequest"]["properties"]["confirm"]
-    assert confirm["enum"] == [inputs.ACCOUNT_ERASE_CONFIRMATION]
+    (ref,) = [part["$ref"] for part in confirm.get("allOf", [confirm]) if "$ref" in part]  # the enum component
+    assert document["components"]["schemas"][ref.rsplit("/", 1)[1]]["enum"] == [inputs.ACCOUNT_ERASE_CONFIRMATION]

@@ -66,7 +66,7 @@ def _expected(channel, semantic, expanding, reconsolidating, as_of, mode) -> tup
     tags = policy.tags(
         policy.RECALL, policy.SEMANTIC if ran_semantic else None,
         policy.EXPANSION if ran_semantic and effective == "hybrid" and expanding else None,
-        policy.RECONSOLIDATION if reconsolidating and as_of is None else None,
+        policy.RECONSOLIDATION if reconsolidating else None,
     )
     return tags, effective, fallback
 
@@ -98,8 +98,7 @@ def test_every_stage_combination_recalls_and_writes_one_trace_naming_the_stages_
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = reconsolidating
     fields = dict(channel=channel, as_of=as_of, selection_mode=mode, max_items=10)
     # The switch as the read path itself reads it.
-    assert read_paths.applies(RecallRequest(query=QUERY, ceiling="internal", **fields)) == (
-        reconsolidating and as_of is None)
+    assert read_paths.applies(RecallRequest(query=QUERY, ceiling="internal", **fields)) == reconsolidating
     assert _traces(bank) == []
 
     result = bank.recall(QUERY, encoder=encoder, **fields)
@@ -128,7 +127,7 @@ def test_all_stages_together_make_the_longest_policy_and_it_is_stored_whole(merg
     result = bank.recall(QUERY, encoder=encoder, channel="hybrid")
     with owner_context(bank.principal):
         stored = RecallTrace.objects.get(id=result.trace_id).policy
-    assert stored == ["recall@1", "semantic@2", "expansion@2", "reconsolidation@2"] == list(policy.REGISTERED)
+    assert stored == ["recall@1", "semantic@2", "expansion@2", "reconsolidation@3"] == list(policy.REGISTERED)
     assert len("+".join(stored)) > 40  # what the old varchar(40) column refused
 
 
@@ -161,12 +160,12 @@ def test_the_database_refuses_a_trace_without_a_policy(bank):
 
 
 def test_the_reconsolidation_tag_is_the_one_its_read_path_defines():
-    assert policy.RECONSOLIDATION == "reconsolidation@2" and read_paths.TRACE_TAG.endswith(policy.RECONSOLIDATION)
+    assert policy.RECONSOLIDATION == "reconsolidation@3" and read_paths.TRACE_TAG.endswith(policy.RECONSOLIDATION)
 
 
 def test_the_staff_admin_shows_the_policy_as_its_tags_in_order():
-    trace = RecallTrace(id=uuid.uuid4(), policy=["recall@1", "semantic@2", "reconsolidation@2"])
-    assert RecallTraceAdmin.policy_tags(None, trace) == "recall@1 + semantic@2 + reconsolidation@2"
+    trace = RecallTrace(id=uuid.uuid4(), policy=["recall@1", "semantic@2", "reconsolidation@3"])
+    assert RecallTraceAdmin.policy_tags(None, trace) == "recall@1 + semantic@2 + reconsolidation@3"
 
 
 # --- migration 0005: existing rows, and a downgrade that refuses to cut ---------------------
