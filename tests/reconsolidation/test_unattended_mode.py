@@ -1,32 +1,31 @@
 """Unattended mode is gated by release evidence: AGENT_MEMORY_RECONSOLIDATION_EVIDENCE must
-name a passing eval_reconsolidation report whose provider, model, prompt/schema digests and
-policy match the running configuration. Missing, failing or mismatched evidence refuses at
-startup (the dream command) and at every group, before any spend."""
+name a complete report whose recomputed gates pass and whose provider, model, prompt/schema
+digests, policy, code and pins match the running configuration (the refusals of the evidence
+itself: test_unattended_gate.py). Missing, failing or mismatched evidence refuses at startup
+(the dream command and the Celery task) and at every group, before any spend."""
 from __future__ import annotations
 
-import json
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evals.reconsolidation import runner
 from reconsolidation import mode
 from reconsolidation.models import ReconsolidationSpend
 from reconsolidation.group_work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
+from tests.reconsolidation.test_unattended_gate import build_report, passing_report, write_evidence
 from tests.reconsolidation.work_builders import claimed_group
 from veetbot.rls import owner_context
 
 
 def report(path, *, passed=True, **provider):
-    identity = {"name": "rules", **runner.provider_identity("rules"), **provider}
-    path.write_text(json.dumps({"passed": passed, "provider": identity, "configuration": {},
-                                "gates": {"development/merge/lost_facts": {"value": 0, "threshold": 0,
-                                                                           "passed": passed}}}))
-    return str(path)
+    """A genuine report (passing, or failing its lift gate) with provider fields overridden."""
+    evidence = passing_report() if passed else build_report(lift=False)
+    evidence["provider"].update(provider)
+    return write_evidence(path, evidence)
 
 
 @pytest.fixture
@@ -39,7 +38,7 @@ def unattended(settings):
 @pytest.mark.parametrize("make, reason", [
     (lambda tmp: "", "evidence_missing"),
     (lambda tmp: str(tmp / "absent.json"), "evidence_unreadable"),
-    (lambda tmp: report(tmp / "r.json", passed=False), "evidence_not_passing"),
+    (lambda tmp: report(tmp / "r.json", passed=False), "evidence_gate_failed"),
     (lambda tmp: report(tmp / "r.json", name="openai"), "evidence_name_mismatch"),
     (lambda tmp: report(tmp / "r.json", model="rules@0"), "evidence_model_mismatch"),
     (lambda tmp: report(tmp / "r.json", prompt_digest="0" * 64), "evidence_prompt_digest_mismatch"),
@@ -62,6 +61,36 @@ def test_matching_passing_evidence_permits_unattended_and_commits_directly(db, e
     b = original(owner, "The owner prefers Celsius.", subject="units")
     lease, group = claimed_group(store, owner, [a, b], day_one)
     assert [op.state for op in process_group(store, owner, group, now=day_one)] == ["committed"]
+
+
+def test_an_auto_committed_operation_is_told_from_an_owner_approved_one_and_loses_admission_with_its_evidence(
+        db, enabled, unattended, store, day_one, tmp_path):
+    """What read paths key on: an unattended commit has no ``operation_approved`` audit, an
+    owner-approved one has; ``unattended_admitted`` drops as soon as the evidence file changes."""
+    from reconsolidation.models import ReconsolidationAudit
+
+    path = tmp_path / "r.json"
+    unattended.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = report(path)
+    owner = make_owner()[0]
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    automatic = process_group(store, owner, claimed_group(store, owner, [a, b], day_one)[1], now=day_one)[0]
+    unattended.AGENT_MEMORY_RECONSOLIDATION_MODE = "reviewed"
+    other = make_owner()[0]
+    c = original(other, "The owner prefers Celsius.", subject="units")
+    d = original(other, "The owner prefers Celsius.", subject="units")
+    proposed = process_group(store, other, claimed_group(store, other, [c, d], day_one)[1], now=day_one)[0]
+    approved = store.approve(other, proposed.id, expected_revision=proposed.revision, idempotency_key="k", now=day_one)
+    assert automatic.state == approved.state == "committed"
+    events = {}
+    for principal, op in ((owner, automatic.id), (other, approved.id)):
+        with owner_context(principal):
+            events[op] = set(ReconsolidationAudit.objects.filter(operation_id=op).values_list("event", flat=True))
+    assert events[automatic.id] == {"operation_committed"}
+    assert events[approved.id] == {"operation_proposed", "operation_approved"}
+    assert mode.unattended_admitted()
+    path.write_text(path.read_text().replace('"passed": true', '"passed": false', 1))
+    assert not mode.unattended_admitted()
 
 
 def test_every_group_rechecks_the_evidence_before_any_spend(db, enabled, unattended, store, day_one, tmp_path):
