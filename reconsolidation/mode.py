@@ -29,10 +29,13 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+
+if TYPE_CHECKING:
+    from evals.reconsolidation.evidence import Refusal
 
 MODES = ("reviewed", "unattended")
 
@@ -91,7 +94,7 @@ class _Verdict:
     running: str  # path and running configuration the verdict was reached for
     stat: tuple  # the file's stat identity when it was read (taken before reading)
     sha256: str
-    refusal: object  # evidence.Refusal or None
+    refusal: Optional["Refusal"]
 
 
 _last_verdict: Optional[_Verdict] = None
@@ -102,7 +105,7 @@ def _stat_identity(path: str) -> tuple:
     return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
-def evidence_check(*, reread: bool = True):
+def evidence_check(*, reread: bool = True) -> Optional["Refusal"]:
     """The configured evidence's Refusal (``evidence.Refusal``), or None when it admits
     unattended processing for this process now. ``reread=False`` trusts an unchanged stat
     identity (read paths); the default re-reads the bytes (processing boundaries)."""
