@@ -19,7 +19,7 @@ from memory.domain import BeliefType, SourceRef
 Channel = Literal["hybrid", "dense", "sparse"]
 SelectionMode = Literal["relevance", "recent"]
 Sensitivity = Literal["public", "internal", "sensitive", "restricted"]
-Surface = Literal["api", "cli", "eval", "context"]  # who asked; recorded on the trace
+Surface = Literal["api", "cli", "eval", "context", "dashboard"]  # who asked; recorded on the trace
 # Why the effective channel differs from the requested one ("" when it does not):
 # semantic_disabled (AGENT_MEMORY_SEMANTIC_ENABLED off), encoder_unavailable (no encoder,
 # or it failed or gave an unusable vector), recent_selection (the legacy mode has no

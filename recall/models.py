@@ -57,7 +57,7 @@ class RecallTrace(models.Model):
     tenant_id = models.UUIDField()
     principal_id = models.UUIDField()
     created_at = models.DateTimeField()
-    surface = models.CharField(max_length=20)  # api | cli | eval | context
+    surface = models.CharField(max_length=20)  # recall.domain.Surface
     policy = ArrayField(models.TextField())
     selection_mode = models.CharField(max_length=20)
     channel = models.CharField(max_length=10)

@@ -31,14 +31,14 @@ from __future__ import annotations
 import math
 import time
 from datetime import datetime
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, get_args
 
 from django.conf import settings
 
 from memory import vocabulary
 from memory.domain import SourceRef
 from recall import arms, encoders, expansion, policy, query_cache, sql
-from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages
+from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, Surface
 from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
 from recall.render import render
@@ -51,7 +51,7 @@ from veetbot.rls import owner_context
 POLICY = policy.RECALL
 SEMANTIC_POLICY = policy.SEMANTIC
 DEFAULT_CHANNEL: Channel = "hybrid"  # the retrieval profile's semantic_channel
-SURFACES = ("api", "cli", "eval", "context")
+SURFACES = get_args(Surface)
 
 
 class _DefaultEncoder:

@@ -11,6 +11,7 @@ urlpatterns = [
     path("journal/subject", views.journal_subject, name="journal-subject"),
     path("journal/bulk/preview", views.bulk_preview, name="bulk-preview"),
     path("journal/bulk/apply", views.bulk_apply, name="bulk-apply"),
+    path("ask", views.ask, name="ask"),
     path("sign-in", views.sign_in, name="sign-in"),
     path("sign-out", views.sign_out, name="sign-out"),
     path("assets/<str:name>", views.asset, name="asset"),

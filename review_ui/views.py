@@ -23,7 +23,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memory.errors import Conflict, Invalid, MemoryError_, NotFound
 from memory.services.receipts import request_sha256
 from reconsolidation.owner import derived, review, undo
-from review_ui import bounds, bulk, chart, selectors
+from memory import vocabulary
+from review_ui import ask as asking, bounds, bulk, chart, selectors
 from review_ui import journal as journal_reads
 from review_ui.forms import ActionForm, SignInForm, new_key
 from review_ui.security import clear_review_cookie, public_page, review_page, set_review_cookie
@@ -287,6 +288,25 @@ def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> Htt
     log.info("review derived %s operation=%s", action, operation_id)
     return HttpResponseRedirect(
         f"{reverse('review:detail', args=[operation_id])}?feedback={DERIVED_FEEDBACK[action]}", status=303)
+
+
+@require_http_methods(["GET", "POST"])
+@review_page
+def ask(request: HttpRequest) -> HttpResponse:
+    """Ask your memory: the question is POSTed (never in a URL) and answered by the same
+    recall as the search API."""
+    context = {"section": "ask", "ceilings": vocabulary.SENSITIVITIES, "ceiling": selectors.CEILING,
+               "max_chars": asking.QUERY_MAX_CHARS}
+    if request.method == "GET":
+        return render(request, "review/ask.html", context)
+    query = request.POST.get("query", "")
+    ceiling = request.POST.get("ceiling", selectors.CEILING)
+    refusal = asking.validate(query) or ("" if ceiling in vocabulary.SENSITIVITIES else MALFORMED)
+    if refusal:
+        return render(request, "review/ask.html", {**context, "query": query[:asking.QUERY_MAX_CHARS],
+                                                   "feedback": refusal, "tone": "failure"}, status=400)
+    answer = asking.ask(request.review.principal, query, ceiling=ceiling)
+    return render(request, "review/ask.html", {**context, "query": query, "ceiling": ceiling, "answer": answer})
 
 
 @require_GET
