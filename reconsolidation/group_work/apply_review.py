@@ -15,11 +15,19 @@ provider's clause text matters only where the kind stores text:
   writes the projection;
 * ``no_change`` — nothing.
 
-All commits of one group run in ONE owner transaction; each commit is a savepoint, so a
-candidate refused by local rules rolls back alone and its valid siblings survive. A source
-that changed makes the candidate stale (the group is then finished ``stale`` and replanned
-independently of other groups). Replay cannot recommit: the input digest of a committed
-operation is unique per policy and kind (``duplicate_operation``).
+All commits of one group AND its completion (``claims.finish_group``) run in ONE owner
+transaction, so a crash anywhere before it commits leaves neither operations nor a
+completion behind (the slice's recovery counts the group a failed attempt, and its retry
+pays through a new reservation), and a committed group cannot be recommitted: its claim is
+gone (``LeaseLost``) and the input digest of a committed operation is unique per policy and
+kind (``duplicate_operation``). Each commit is a savepoint, so a candidate refused by local
+rules rolls back alone and its valid siblings survive. A merge refused because it overlaps
+another active set is replanned as their union (``process._replan_union``, the rules path's
+replan), queued in the same transaction. A source that changed makes the candidate stale
+(the group is then finished ``stale`` and replanned independently of other groups). The
+kill switch turned off before the transaction ends withdraws admission: every write of the
+group rolls back and the group is deferred (``disabled``). Operation IDs are returned only
+after the commit.
 """
 from __future__ import annotations
 
@@ -29,6 +37,8 @@ from uuid import UUID
 
 from reconsolidation.domain import ClauseDraft, GroupLease, InputRef, OperationView, Proposal
 from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, StaleInputs
+from reconsolidation.group_work.admission import CHANGED
+from reconsolidation.pipeline.leases import processing_enabled
 from reconsolidation.providers.envelopes import Operation
 from reconsolidation.providers.parser import ProposalParse
 from reconsolidation.providers.verification import Review
@@ -43,10 +53,31 @@ PROVIDER_REASON = {"merge_equivalent": "provider_merge", "summarize_related": "p
 
 @dataclass
 class Applied:
+    """What one group's review did, and the outcome its completion recorded."""
+
     recorded: list[OperationView] = field(default_factory=list)
     refused: dict[UUID, str] = field(default_factory=dict)  # envelope operation id -> reason code
     stale: int = 0
     budget: str = ""  # set when the slice's operation budget ran out midway
+    outcome: str = ""
+    reason: str = ""
+
+    def decide(self) -> tuple[str, str]:
+        """The group's (outcome, reason): candidates excluded because their sources changed
+        count as stale, not as refused."""
+        refused = [reason for reason in self.refused.values() if reason not in CHANGED]
+        changed = self.stale + len(self.refused) - len(refused)
+        if self.budget:
+            return "deferred", self.budget
+        if self.recorded:
+            return "completed", ""
+        if changed and not refused:
+            return "stale", "sources_changed"
+        return "no_change", "proposals_refused" if refused else "provider_no_change"
+
+
+class _Withdrawn(Exception):
+    """The kill switch withdrew admission before the group's transaction ended."""
 
 
 def local_proposal(op: Operation, model_identity: str) -> Proposal:
@@ -62,32 +93,52 @@ def local_proposal(op: Operation, model_identity: str) -> Proposal:
                     clauses=clauses, verified=op.kind == "infer_connection")
 
 
+def _commit_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, ops: list[Operation],
+                  applied: Applied, model_identity: str, now: datetime) -> None:
+    """Every accepted candidate of one group (inside the caller's transaction)."""
+    from reconsolidation.group_work.process import _replan_union  # process imports this path
+
+    for op in ops:
+        try:
+            proposal = local_proposal(op, model_identity)
+        except ValueError:
+            applied.refused[op.id] = "malformed_candidate"
+            continue
+        try:
+            applied.recorded.append(store.commit(
+                principal, group_lease, expected_inputs=group_lease.inputs,
+                expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
+        except LeaseLost:
+            raise
+        except BudgetExhausted as error:
+            applied.budget = error.reason
+            break
+        except ProposalRefused as error:
+            applied.refused[op.id] = error.reason
+            if error.reason == "overlapping_membership":
+                _replan_union(store, principal, group_lease, proposal, now)
+        except StaleInputs:
+            applied.stale += 1
+        except (Conflict, Invalid) as error:
+            applied.refused[op.id] = getattr(error, "reason", "") or "refused"
+
+
 def apply_review(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, parsed: ProposalParse,
                  review: Review, *, model_identity: str, now: datetime) -> Applied:
-    applied = Applied(refused={item.operation_id: item.reason for item in review.rejected})
+    """Commit one group's accepted candidates and finish the group, in one transaction."""
+    ours = {op.id for op in parsed.envelope.operations if op.group_id == group_lease.group_id}
     accepted = set(review.accepted)
-    ops = [op for op in parsed.envelope.operations
-           if op.id in accepted and op.group_id == group_lease.group_id and op.kind != "no_change"]
-    with owner_context(principal):
-        for op in ops:
-            try:
-                proposal = local_proposal(op, model_identity)
-            except ValueError:
-                applied.refused[op.id] = "malformed_candidate"
-                continue
-            try:
-                applied.recorded.append(store.commit(
-                    principal, group_lease, expected_inputs=group_lease.inputs,
-                    expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
-            except LeaseLost:
-                raise
-            except BudgetExhausted as error:
-                applied.budget = error.reason
-                break
-            except ProposalRefused as error:
-                applied.refused[op.id] = error.reason
-            except StaleInputs:
-                applied.stale += 1
-            except (Conflict, Invalid) as error:
-                applied.refused[op.id] = getattr(error, "reason", "") or "refused"
+    ops = [op for op in parsed.envelope.operations if op.id in ours and op.id in accepted and op.kind != "no_change"]
+    try:
+        with owner_context(principal):
+            applied = Applied(refused={item.operation_id: item.reason for item in review.rejected
+                                       if item.operation_id in ours})
+            _commit_group(store, principal, group_lease, ops, applied, model_identity, now)
+            applied.outcome, applied.reason = applied.decide()
+            if not processing_enabled():
+                raise _Withdrawn()
+            store.finish_group(principal, group_lease, outcome=applied.outcome, reason=applied.reason, now=now)
+    except _Withdrawn:
+        applied = Applied(outcome="deferred", reason="disabled")
+        store.finish_group(principal, group_lease, outcome=applied.outcome, reason=applied.reason, now=now)
     return applied

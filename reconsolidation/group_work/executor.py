@@ -1,4 +1,8 @@
-"""ReconsolidationBatchExecutor: one admitted request sent once, outside every transaction.
+"""ReconsolidationBatchExecutor: one admitted batch request sent once, outside every transaction.
+
+The request is the whole batch's (every offered group of the slice in one proposal, then
+one verification); the executor works on the slice lease they share (``Admission.leases``:
+one job, one lease token, one deadline), so a slice makes at most two calls.
 
 The provider runs in a worker thread that never touches the database; this thread watches
 it and owns every database step:
@@ -6,7 +10,7 @@ it and owns every database step:
 * one attempt (``maximum_provider_attempts`` = 1 is bound into the prepared request);
 * the per-call limit (``RECON_PROVIDER_CALL_SECONDS``, 30 s) and idle limit
   (``RECON_PROVIDER_IDLE_SECONDS``, 10 s) are the adapter's; the executor adds the slice's
-  120 s ceiling (``group_lease.slice_deadline_at``) and a backstop at the call limit;
+  120 s ceiling (``slice_deadline_at`` of the batch's lease) and a backstop at the call limit;
 * the slice lease is renewed every ``RECON_RENEW_SECONDS`` (30 s) while the call runs;
   a lost lease, the kill switch (processing switched off), shutdown or the ceiling sets the
   cancel event, which the adapter honours by shutting its connection down and joining its
@@ -79,7 +83,7 @@ class ReconsolidationBatchExecutor:
             renew_seconds = float(getattr(settings, "RECON_RENEW_SECONDS", bounds.RECON_RENEW_SECONDS))
         self.renew_seconds, self.poll_seconds, self.monotonic = renew_seconds, poll_seconds, monotonic
 
-    def _watch(self, worker: threading.Thread, cancel: threading.Event, group_lease: GroupLease,
+    def _watch(self, worker: threading.Thread, cancel: threading.Event, slice_lease: GroupLease,
                now: datetime, began: float) -> str:
         """Wait for the worker; return why it was cancelled ("" when it finished on its own)."""
         backstop = float(limit("RECON_PROVIDER_CALL_SECONDS")) + 1.0
@@ -95,13 +99,13 @@ class ReconsolidationBatchExecutor:
                 reason = "shutdown"
             elif not processing_enabled():
                 reason = "kill_switch"
-            elif instant >= group_lease.slice_deadline_at:
+            elif instant >= slice_lease.slice_deadline_at:
                 reason = "slice_deadline"
             elif elapsed >= backstop:
                 reason = "call_limit"
             elif self.monotonic() - renewed >= self.renew_seconds:
                 try:
-                    self.store.renew(self.principal, group_lease.job_id, group_lease.lease_token, now=instant)
+                    self.store.renew(self.principal, slice_lease.job_id, slice_lease.lease_token, now=instant)
                     renewed = self.monotonic()
                 except (LeaseLost, ReconsolidationError):
                     reason = "lease_lost"
@@ -111,7 +115,7 @@ class ReconsolidationBatchExecutor:
                 return reason
         return ""
 
-    def _settle(self, admission: Admission, group_lease: GroupLease, plan, finished: datetime) -> SpendReceipt:
+    def _settle(self, admission: Admission, slice_lease: GroupLease, plan, finished: datetime) -> SpendReceipt:
         """``store.settle`` inside a transaction whose lock waits and statements are bounded
         by ``RECON_SETTLEMENT_SECONDS`` (the store's unit of work nests in it)."""
         bound_ms = str(max(1, int(RECON_SETTLEMENT_SECONDS * 1000)))
@@ -120,12 +124,14 @@ class ReconsolidationBatchExecutor:
             before = cursor.fetchone()
             cursor.execute(_TIMEOUTS, [bound_ms, bound_ms])
             receipt = self.store.settle(self.principal, admission.reservation.id, outcome=plan.outcome,
-                                        actual_usd=plan.actual_usd, lease_token=group_lease.lease_token,
+                                        actual_usd=plan.actual_usd, lease_token=slice_lease.lease_token,
                                         completion=plan.completion, now=finished)
             cursor.execute(_TIMEOUTS, list(before))  # an enclosing transaction keeps its own bounds
             return receipt
 
-    def execute(self, admission: Admission, group_lease: GroupLease, *, now: datetime) -> Execution:
+    def execute(self, admission: Admission, *, now: datetime) -> Execution:
+        """Send the admitted batch request once and settle its one reservation."""
+        slice_lease = admission.leases[0]  # every lease of a batch names the same job, token and deadline
         prepared = admission.request
         now = max(now, admission.reservation.reserved_at)  # admission sampled its instant after lock waits
         cancel = threading.Event()
@@ -142,7 +148,7 @@ class ReconsolidationBatchExecutor:
         worker.start()
         interrupted: Optional[BaseException] = None
         try:
-            cancelled = self._watch(worker, cancel, group_lease, now, began)
+            cancelled = self._watch(worker, cancel, slice_lease, now, began)
         except (KeyboardInterrupt, SystemExit) as stop:  # shutdown: cancel, settle, then propagate
             cancel.set()
             worker.join(RECON_SETTLEMENT_SECONDS)
@@ -159,7 +165,7 @@ class ReconsolidationBatchExecutor:
                               elapsed_ms=elapsed_ms)
         receipt = None
         try:
-            receipt = self._settle(admission, group_lease, plan, finished)
+            receipt = self._settle(admission, slice_lease, plan, finished)
         except LeaseLost:
             cancelled = cancelled or "lease_lost"
         except DatabaseError:  # a lock or statement past the settlement bound: the full charge stays

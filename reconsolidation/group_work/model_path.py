@@ -1,37 +1,51 @@
-"""Model work for one claimed group through a model provider (openai, or scripted in tests
-and evaluations): admission → proposal call → verification admission → verification call
-→ review → apply_review → finish. ``process.process_group`` routes here when the configured
-provider is not ``rules`` or a provider is injected.
+"""Model work for one slice's claimed groups as ONE batch through a model provider (openai,
+or scripted in tests and evaluations): admission → proposal call → verification admission
+→ verification call → review → apply_review per group. ``pipeline.driver`` hands a slice's
+claimed groups here (``process_batch``); ``process.process_group`` routes a single group
+here as a batch of one (``process_group``).
+
+A slice therefore sends at most two chat requests (``reconsolidation@1``: "at most 2
+batched calls per slice, proposal and verification; no per-candidate calls"): one
+reconsolidation-input@1 proposal for every admitted group (at most
+``RECON_SLICE_MAX_GROUPS``, one job and lease, one source/excerpt snapshot, one reservation
+at the batch's maximum price) and one verification for the surviving candidates.
 
 Every call goes through ``ReconsolidationRequestAdmission`` (fresh sources, lease and
 policy, the exact digest reserved at its maximum cost in one transaction) and
 ``ReconsolidationBatchExecutor`` (outside every transaction, one attempt, limits, lease
 renewal, cancellation, settlement within 5 s). Group outcomes, all content-free codes:
 
-* not admitted: transient reasons (budget, prices, batch room) → ``deferred``; changed
+* fewer than two still-valid sources before admission → ``stale``;
+* refused before serialization (the builder's per-group deferral) → that group alone drops
+  out with its reason: transient (prices, budget, batch room) → ``deferred``; changed
   sources → ``stale``; reasons the content decides (egress refusal, inadmissible or
   oversized evidence) → ``no_change`` with that reason, so the group is not retried
-  forever with the same content (a source change replans it);
-* a lost lease raises ``LeaseLost`` (the slice ends, as in the rules path); the kill switch
-  or the slice ceiling mid-call → ``deferred``;
-* a refused batch (provider failure, structure error, verification mismatch) → ``failed``
-  with the finite reason (the group's retry policy applies);
-* otherwise ``completed`` when something was recorded, else ``stale``/``no_change``.
+  forever with the same content (a source change replans it). Its siblings go on;
+* the batch not admitted (budget, kill switch, shutdown, duplicate) → every remaining group
+  takes that reason, mapped as above;
+* a lost lease raises ``LeaseLost`` (the slice ends, its recovery counts the attempt); the
+  kill switch, shutdown or the slice ceiling mid-call → ``deferred``;
+* a refused batch (provider failure, structure error, verification mismatch) → every
+  offered group ``failed`` with the finite reason (the retry policy applies);
+* otherwise each group's accepted candidates and its completion commit together
+  (``apply_review``): a candidate-local failure rejects only that candidate.
 """
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Optional, Sequence
 from uuid import uuid4
 
-from reconsolidation.group_work.admission import Admission, NotAdmitted, ReconsolidationRequestAdmission
-from reconsolidation.group_work.apply_review import apply_review
 from reconsolidation.domain import GroupLease, OperationView
 from reconsolidation.errors import LeaseLost
+from reconsolidation.group_work.admission import Admission, NotAdmitted, ReconsolidationRequestAdmission
+from reconsolidation.group_work.apply_review import apply_review
 from reconsolidation.group_work.executor import Execution, ReconsolidationBatchExecutor
-from reconsolidation.providers.contract import Provider, canonical_json, sha256_hex
-from reconsolidation.providers.verification import proposal_reply, review, verification_reply
 from reconsolidation.pipeline.sources import current_sources
 from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.providers import selection
+from reconsolidation.providers.contract import Provider, canonical_json, sha256_hex
+from reconsolidation.providers.verification import proposal_reply, review, verification_reply
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -42,17 +56,34 @@ def model_identity(provider: Provider) -> str:
                                       "pricing_digest": config.pricing_digest}))
 
 
+def configured_provider() -> tuple[Optional[Provider], str]:
+    """The configured model provider, or why none can be used yet (a deferral reason).
+
+    Resolved outside every transaction. The read-only model check runs before first use
+    (once per process for this base URL and model): an endpoint that does not list the
+    model defers the batch before any spend."""
+    if selection.readiness():
+        return None, "provider_not_ready"
+    provider = selection.model_provider()
+    unavailable = provider.check_models()
+    return (None, unavailable) if unavailable else (provider, "")
+
+
 class _Stop(Exception):
     def __init__(self, outcome: str, reason: str) -> None:
         super().__init__(reason)
         self.outcome, self.reason = outcome, reason
 
 
+def _stop_for(refused: NotAdmitted) -> _Stop:
+    if refused.transient:
+        return _Stop("deferred", refused.reason)
+    return _Stop("stale" if refused.changed else "no_change", refused.reason)
+
+
 def _admitted(result) -> Admission:
     if isinstance(result, NotAdmitted):
-        if result.transient:
-            raise _Stop("deferred", result.reason)
-        raise _Stop("stale" if result.changed else "no_change", result.reason)
+        raise _stop_for(result)
     return result
 
 
@@ -64,42 +95,69 @@ def _executed(run: Execution) -> Execution:
     return run
 
 
-def process_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, provider: Provider, *,
-                  now: datetime) -> tuple[OperationView, ...]:
-    with owner_context(principal):
-        views, _ = current_sources(principal, group_lease.inputs, now)
-    if len(views) < 2:
-        store.finish_group(principal, group_lease, outcome="stale", reason="sources_changed", now=now)
+def _finish(store: ReconsolidationStore, principal: Principal, leases: Sequence[GroupLease], stop: _Stop,
+            now: datetime) -> None:
+    for lease in leases:
+        store.finish_group(principal, lease, outcome=stop.outcome, reason=stop.reason, now=now)
+
+
+def _with_sources(store: ReconsolidationStore, principal: Principal, leases: Sequence[GroupLease],
+                  now: datetime) -> list[GroupLease]:
+    """The groups that still have two valid sources; the others finish ``stale`` at once."""
+    live = []
+    for lease in leases:
+        with owner_context(principal):
+            views, _ = current_sources(principal, lease.inputs, now)
+        if len(views) < 2:
+            store.finish_group(principal, lease, outcome="stale", reason="sources_changed", now=now)
+        else:
+            live.append(lease)
+    return live
+
+
+def process_batch(store: ReconsolidationStore, principal: Principal, group_leases: Sequence[GroupLease],
+                  provider: Provider, *, now: datetime) -> tuple[OperationView, ...]:
+    """One proposal and one verification call for every claimed group of a slice; each
+    group ends with a durable outcome. Returns the operations recorded (after commit)."""
+    live = _with_sources(store, principal, group_leases, now)
+    if not live:
         return ()
     admission = ReconsolidationRequestAdmission(store, principal, provider.config)
     executor = ReconsolidationBatchExecutor(store, principal, provider)
-    instant = now
+    proposal = admission.admit_proposal(live, batch_id=uuid4(), now=now)
+    dropped = dict(proposal.dropped)
+    for lease in live:
+        if lease.group_id in dropped:
+            _finish(store, principal, [lease], _stop_for(dropped[lease.group_id]), now)
+    if isinstance(proposal, NotAdmitted):
+        _finish(store, principal, [lease for lease in live if lease.group_id not in dropped], _stop_for(proposal), now)
+        return ()
+    offered, instant = proposal.leases, now
     try:
-        proposal = _admitted(admission.admit_proposal(group_lease, batch_id=uuid4(), now=instant))
-        run = _executed(executor.execute(proposal, group_lease, now=instant))
+        run = _executed(executor.execute(proposal, now=instant))
         instant = run.finished_at
         parsed = proposal_reply(run.result, request=proposal.request, context=proposal.context)
-        if not parsed.ok:
+        if not parsed.ok:  # a structure error (or no reply) refuses the whole batch
             raise _Stop("failed", run.result.reason if not run.result.ok else parsed.reason)
-        checked = _admitted(admission.admit_verification(group_lease, proposal, parsed, now=instant))
-        run = _executed(executor.execute(checked, group_lease, now=instant))
+        checked = _admitted(admission.admit_verification(proposal, parsed, now=instant))
+        run = _executed(executor.execute(checked, now=instant))
         instant = run.finished_at
         verdicts = verification_reply(run.result, prepared=checked.verification, parsed=parsed)
         folded = review(parsed, checked.verification, verdicts)
         if folded.refused:
             raise _Stop("failed", run.result.reason if not run.result.ok else folded.refused)
     except _Stop as stop:
-        store.finish_group(principal, group_lease, outcome=stop.outcome, reason=stop.reason, now=instant)
+        _finish(store, principal, offered, stop, instant)
         return ()
-    applied = apply_review(store, principal, group_lease, parsed, folded, model_identity=model_identity(provider),
-                           now=instant)
-    if applied.budget:
-        outcome, reason = "deferred", applied.budget
-    elif applied.recorded:
-        outcome, reason = "completed", ""
-    elif applied.stale and not applied.refused:
-        outcome, reason = "stale", "sources_changed"
-    else:
-        outcome, reason = "no_change", "proposals_refused" if applied.refused else "provider_no_change"
-    store.finish_group(principal, group_lease, outcome=outcome, reason=reason, now=instant)
-    return tuple(applied.recorded)
+    identity = model_identity(provider)
+    recorded: list[OperationView] = []
+    for lease in offered:
+        applied = apply_review(store, principal, lease, parsed, folded, model_identity=identity, now=instant)
+        recorded.extend(applied.recorded)
+    return tuple(recorded)
+
+
+def process_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, provider: Provider, *,
+                  now: datetime) -> tuple[OperationView, ...]:
+    """One claimed group as a batch of one (``process.process_group``'s model route)."""
+    return process_batch(store, principal, [group_lease], provider, now=now)

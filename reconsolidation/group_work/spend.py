@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
-from typing import Optional
+from typing import Optional, Sequence
 from uuid import UUID, uuid4
 
 from django.db import connection
@@ -67,9 +67,13 @@ def _locked_day(principal: Principal, day, now: datetime) -> ReconsolidationSpen
 
 def reserve(
     principal: Principal, group_lease: GroupLease, *, request_digest: str, maximum_usd, now: datetime,
-    call_audit: Optional[CallAudit] = None,
+    call_audit: Optional[CallAudit] = None, batch: Sequence[GroupLease] = (),
 ) -> Reservation:
-    """Persist a reservation of the request's maximum cost, or refuse (nothing written)."""
+    """Persist a reservation of the request's maximum cost, or refuse (nothing written).
+
+    ``batch`` names the other groups one batched request offers beside ``group_lease``
+    (whose ID the row carries; the call audit lists them all): each must still be claimed
+    under the same lease, or nothing is reserved."""
     require_enabled()
     now = require_aware(now)
     if not _DIGEST.match(request_digest or ""):
@@ -77,7 +81,11 @@ def reserve(
     maximum = max(usd(maximum_usd), bounds.RECON_MONEY_QUANTUM_USD)
     with owner_context(principal):
         job = locked_job(principal, group_lease.lease_token, now)
-        locked_group(group_lease)
+        claimed_by_id = {lease.group_id: lease for lease in (group_lease, *batch)}
+        for _, claimed in sorted(claimed_by_id.items(), key=lambda item: str(item[0])):
+            if claimed.lease_token != group_lease.lease_token:
+                raise LeaseLost("not_this_slice")
+            locked_group(claimed)
         started = job.slice_started_at
         if (now - started).total_seconds() >= bounds.RECON_SLICE_DEADLINE_SECONDS:
             raise BudgetExhausted("slice_deadline")

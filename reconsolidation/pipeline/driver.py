@@ -4,11 +4,15 @@
   transaction). The changed lane's anchors are offered for grouping before the full
   lane's; at most ``RECON_SLICE_MAX_GROUPS`` new groups are queued, within the pending cap.
   The caller owns the lease; this function never calls a provider.
-* ``run_slice``: one whole leased slice — claim_due, inventory_slice, then the oldest
-  queued groups through ``reconsolidation.group_work.process.process_group`` (at most
-  ``RECON_SLICE_MAX_GROUPS``, renewing the lease every ``RECON_RENEW_SECONDS``, starting
-  no group at or after the slice's wall deadline), then release. It returns None when
-  nothing is due or another worker holds the owner's live lease.
+* ``run_slice``: one whole leased slice — claim_due, inventory_slice, then claims the
+  oldest queued groups (at most ``RECON_SLICE_MAX_GROUPS``, none at or after the slice's
+  wall deadline) and hands them to model work as ONE batch (``process_claimed``): a model
+  provider gets one proposal and one verification request for all of them
+  (``group_work.model_path.process_batch``); the rules provider, which sends nothing,
+  runs ``group_work.process.process_group`` for each claimed group of the batch. Then
+  release. It returns None when nothing is due or another worker holds the owner's live
+  lease. A caller-supplied per-group ``process`` (tests, the slice benchmark) instead runs
+  the groups one claim at a time, renewing the lease every ``RECON_RENEW_SECONDS``.
 * ``run_until_idle``: slices until the scan generation is complete and no group awaits
   the model (what ``dream --until-idle``, the Celery task and the quick start share).
 
@@ -33,14 +37,15 @@ from typing import Callable, Literal, Optional
 from django.db.models import Sum
 
 from memory.models import Principal as OwnerPrincipal
-from reconsolidation import bounds
+from reconsolidation import bounds, mode
 from reconsolidation.pipeline import grouping
-from reconsolidation.domain import Coverage, JobLease, OperationView, SliceReport, Value
+from reconsolidation.domain import Coverage, GroupLease, JobLease, OperationView, SliceReport, Value
 from reconsolidation.pipeline.dry_run import DryRun, dry_run_slice  # noqa: F401  (re-exported: one entry point for slices)
 from reconsolidation.errors import ReconsolidationDisabled
 from reconsolidation.pipeline.inventory import coverage
 from reconsolidation.models import ReconsolidationJob, ReconsolidationSpend
 from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.providers.contract import Provider
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -87,10 +92,25 @@ def owner_exists(principal: Principal) -> bool:
         return OwnerPrincipal.objects.exists()
 
 
-def _default_processor() -> Processor:
+def process_claimed(store: ReconsolidationStore, principal: Principal, group_leases: list[GroupLease], *,
+                    now: datetime, provider: Optional[Provider] = None) -> tuple[OperationView, ...]:
+    """One slice's claimed groups as one batch. ``provider`` is injected by tests and
+    evaluations (scripted); otherwise the configured one runs. A model provider that is not
+    ready defers every group before any spend."""
+    from reconsolidation.group_work import model_path
     from reconsolidation.group_work.process import process_group
+    from reconsolidation.providers import selection
 
-    return process_group
+    mode.current_mode()  # a refused mode fails loudly before any spend
+    if provider is None and selection.selected_provider() == "rules":
+        return tuple(op for lease in group_leases for op in process_group(store, principal, lease, now=now))
+    if provider is None:
+        provider, unready = model_path.configured_provider()
+        if provider is None:
+            for lease in group_leases:
+                store.finish_group(principal, lease, outcome="deferred", reason=unready, now=now)
+            return ()
+    return model_path.process_batch(store, principal, group_leases, provider, now=now)
 
 
 def _after_slice(principal: Principal, lease: JobLease) -> tuple[Coverage, Decimal]:
@@ -101,17 +121,59 @@ def _after_slice(principal: Principal, lease: JobLease) -> tuple[Coverage, Decim
         return coverage(principal, job), charged["total"] or Decimal("0")
 
 
+def _claim_batch(store: ReconsolidationStore, principal: Principal, lease: JobLease,
+                 current: Callable[[], datetime]) -> tuple[list[GroupLease], StopReason]:
+    """The slice's batch: up to ``RECON_SLICE_MAX_GROUPS`` oldest queued groups."""
+    claimed: list[GroupLease] = []
+    while len(claimed) < bounds.RECON_SLICE_MAX_GROUPS:
+        if current() >= lease.slice_deadline_at:
+            return claimed, "deadline"
+        try:
+            group_lease = store.claim_group(principal, lease_token=lease.lease_token, now=current())
+        except ReconsolidationDisabled:  # switched off mid-slice: admit nothing more
+            return claimed, "disabled"
+        if group_lease is None:
+            return claimed, "queue_empty"
+        claimed.append(group_lease)
+    return claimed, "max_groups"
+
+
+def _one_group_at_a_time(store: ReconsolidationStore, principal: Principal, lease: JobLease, process: Processor,
+                         started_at: datetime, current: Callable[[], datetime]
+                         ) -> tuple[list[OperationView], int, StopReason, JobLease]:
+    """A caller's per-group processor: claim, process, renew, until the slice's bounds."""
+    operations: list[OperationView] = []
+    processed, renewed_at = 0, started_at
+    while True:
+        instant = current()
+        if processed >= bounds.RECON_SLICE_MAX_GROUPS:
+            return operations, processed, "max_groups", lease
+        if instant >= lease.slice_deadline_at:
+            return operations, processed, "deadline", lease
+        if instant - renewed_at >= timedelta(seconds=bounds.RECON_RENEW_SECONDS):
+            lease = store.renew(principal, lease.job_id, lease.lease_token, now=instant)
+            renewed_at = instant
+        try:
+            group_lease = store.claim_group(principal, lease_token=lease.lease_token, now=instant)
+        except ReconsolidationDisabled:  # switched off mid-slice: admit nothing more, end cleanly
+            return operations, processed, "disabled", lease
+        if group_lease is None:
+            return operations, processed, "queue_empty", lease
+        operations.extend(process(store, principal, group_lease, now=instant))
+        processed += 1
+
+
 def run_slice(
     principal: Principal, *, lease_owner: str, store: Optional[ReconsolidationStore] = None,
-    now: Optional[datetime] = None, process: Optional[Processor] = None,
+    now: Optional[datetime] = None, process: Optional[Processor] = None, provider: Optional[Provider] = None,
     monotonic: Callable[[], float] = time.monotonic,
 ) -> Optional[SliceRun]:
     """One leased slice for ``principal`` (see the module docstring); None when nothing is
     due or the owner's lease is held elsewhere. ``now`` is the slice's start instant
     (default: the store's clock); later instants add the elapsed ``monotonic`` time, so the
-    deadline and renewals follow the wall clock while tests can fix both."""
+    deadline and renewals follow the wall clock while tests can fix both. ``provider``
+    injects a model provider for the slice's batch; ``process`` a per-group processor."""
     store = store or ReconsolidationStore()
-    process = process or _default_processor()
     started_at = now if now is not None else store.clock()
     began = monotonic()
 
@@ -122,28 +184,16 @@ def run_slice(
     if lease is None:
         return None
     report = inventory_slice(store, principal, lease, now=current())
-    operations: list[OperationView] = []
-    processed, renewed_at, stopped = 0, started_at, "queue_empty"
-    while True:
+    if process is not None:
+        operations, processed, stopped, lease = _one_group_at_a_time(store, principal, lease, process, started_at,
+                                                                     current)
+    else:
         instant = current()
-        if processed >= bounds.RECON_SLICE_MAX_GROUPS:
-            stopped = "max_groups"
-            break
-        if instant >= lease.slice_deadline_at:
-            stopped = "deadline"
-            break
-        if instant - renewed_at >= timedelta(seconds=bounds.RECON_RENEW_SECONDS):
+        if instant - started_at >= timedelta(seconds=bounds.RECON_RENEW_SECONDS):
             lease = store.renew(principal, lease.job_id, lease.lease_token, now=instant)
-            renewed_at = instant
-        try:
-            group_lease = store.claim_group(principal, lease_token=lease.lease_token, now=instant)
-        except ReconsolidationDisabled:  # switched off mid-slice: admit nothing more, end cleanly
-            stopped = "disabled"
-            break
-        if group_lease is None:
-            break
-        operations.extend(process(store, principal, group_lease, now=instant))
-        processed += 1
+        batch, stopped = _claim_batch(store, principal, lease, current)
+        operations = list(process_claimed(store, principal, batch, now=current(), provider=provider)) if batch else []
+        processed = len(batch)
     store.release(principal, lease.lease_token, now=current())
     final, spend = _after_slice(principal, lease)
     return SliceRun(
@@ -182,7 +232,8 @@ def pass_summary(runs: list[SliceRun], stopped: str) -> dict:
 
 def run_until_idle(
     principal: Principal, *, lease_owner: str, store: Optional[ReconsolidationStore] = None,
-    process: Optional[Processor] = None, max_slices: Optional[int] = None, now: Optional[datetime] = None,
+    process: Optional[Processor] = None, provider: Optional[Provider] = None, max_slices: Optional[int] = None,
+    now: Optional[datetime] = None,
     monotonic: Callable[[], float] = time.monotonic,
     on_slice: Callable[[int, SliceRun], None] = lambda number, run: None,
 ) -> tuple[list[SliceRun], str]:
@@ -196,7 +247,7 @@ def run_until_idle(
     while max_slices is None or len(runs) < max_slices:
         start = None if now is None else now + timedelta(seconds=monotonic() - began)
         run = run_slice(principal, lease_owner=lease_owner, store=store, now=start, process=process,
-                        monotonic=monotonic)
+                        provider=provider, monotonic=monotonic)
         if run is None:
             return runs, "nothing_due"
         runs.append(run)

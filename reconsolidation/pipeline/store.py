@@ -76,9 +76,10 @@ class ReconsolidationStore:
 
     # --- spend ---------------------------------------------------------------------------
     def reserve(self, principal: Principal, group_lease: GroupLease, *, request_digest: str, maximum_usd,
-                call_audit: Optional[CallAudit] = None, now: Optional[datetime] = None) -> Reservation:
+                call_audit: Optional[CallAudit] = None, batch: Sequence[GroupLease] = (),
+                now: Optional[datetime] = None) -> Reservation:
         return spend.reserve(principal, group_lease, request_digest=request_digest, maximum_usd=maximum_usd,
-                             call_audit=call_audit, now=self._now(now))
+                             call_audit=call_audit, batch=batch, now=self._now(now))
 
     def settle(self, principal: Principal, reservation_id: UUID, *, outcome: str, actual_usd=None, lease_token: UUID,
                completion: Optional[CallCompletion] = None, now: Optional[datetime] = None) -> SpendReceipt:

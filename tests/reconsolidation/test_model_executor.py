@@ -15,7 +15,6 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
-from evals.reconsolidation.responder import propose, verify
 from memory.models import Memory
 from reconsolidation.group_work.admission import ReconsolidationRequestAdmission, clear_shutdown, request_shutdown
 from reconsolidation.errors import LeaseLost
@@ -28,45 +27,11 @@ from reconsolidation.pipeline.store import ReconsolidationStore
 from reconsolidation.group_work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
-from tests.reconsolidation.providers.sse_server import MODEL, Scenario, SSEServer, chunk, DONE, valid_events
+from tests.reconsolidation.providers.sse_server import (
+    DONE, MODEL, Answering, Scenario, SSEServer, chunk, openai_server, valid_events,
+)
 from tests.reconsolidation.work_builders import claimed_group
 from veetbot.rls import owner_context
-
-
-class Answering(Scenario):
-    """Answers each chat call from the request it carries (the heuristic responder's logic),
-    with usage inside the request's own bounds."""
-
-    def __init__(self, server, *, fail_stage=None, status=502):
-        super().__init__()
-        self.server, self.fail_stage, self.failing_status = server, fail_stage, status
-
-    @property
-    def events(self):
-        body = json.loads(self.server.requests[-1][3])
-        document = json.loads(body["messages"][1]["content"])
-        reply = propose(document) if document["stage"] == "proposal" else verify(document)
-        text = json.dumps(reply, ensure_ascii=False)
-        prompt, completion = len(body["messages"][1]["content"]) // 2, len(text) // 4
-        usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-        return [chunk(role="assistant", content=""), chunk(content=text), chunk(finish="stop"),
-                chunk(usage=usage, choices=False), DONE]
-
-    @events.setter
-    def events(self, value):
-        pass
-
-    @property
-    def status(self):
-        if self.fail_stage and self.server.requests:
-            document = json.loads(json.loads(self.server.requests[-1][3])["messages"][1]["content"])
-            if document["stage"] == self.fail_stage:
-                return self.failing_status
-        return 200
-
-    @status.setter
-    def status(self, value):
-        pass
 
 
 @pytest.fixture(autouse=True)
@@ -85,14 +50,7 @@ def owner(db):
 
 @pytest.fixture
 def openai(settings, monkeypatch):
-    monkeypatch.delenv("VEETBOT_OPENAI_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with SSEServer() as server:
-        settings.AGENT_MEMORY_RECONSOLIDATION_PROVIDER = "openai"
-        settings.VEETBOT_OPENAI_BASE_URL, settings.VEETBOT_OPENAI_MODEL = server.base_url, MODEL
-        settings.VEETBOT_OPENAI_INPUT_USD_PER_MTOK, settings.VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK = "2.5", "10"
-        settings.AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER = ""
-        settings.RECON_PROVIDER_IDLE_SECONDS, settings.RECON_PROVIDER_CALL_SECONDS = 2.0, 10.0
+    with openai_server(settings, monkeypatch) as server:
         yield server
 
 
@@ -320,7 +278,7 @@ def admitted_hanging_call(store, owner, day_one, settings, *, at=None):
     provider = Hanging(lambda: None)
     lease, group = claimed_group(store, owner, three(owner), day_one)
     admission = ReconsolidationRequestAdmission(store, owner, provider.config).admit_proposal(
-        group, batch_id=uuid.uuid4(), now=at or day_one)
+        [group], batch_id=uuid.uuid4(), now=at or day_one)
     return provider, group, admission
 
 
@@ -342,7 +300,7 @@ def test_an_interrupt_during_the_call_cancels_and_settles_before_it_propagates(o
 
     executor = ReconsolidationBatchExecutor(store, owner, provider, monotonic=monotonic)
     with pytest.raises(KeyboardInterrupt):
-        executor.execute(admission, group, now=day_one)
+        executor.execute(admission, now=day_one)
     assert provider_workers() == []
     assert fully_charged_and_cancelled(owner)
 
@@ -358,7 +316,7 @@ def test_the_slice_ceiling_and_the_call_backstop_cancel_a_running_call(owner, en
     ticks = iter(range(10_000))
     executor = ReconsolidationBatchExecutor(store, owner, provider, renew_seconds=1000,
                                             monotonic=lambda: 0.0 if next(ticks) < 3 else jump)
-    run = executor.execute(admission, group, now=at)
+    run = executor.execute(admission, now=at)
     assert run.cancelled == reason and run.result.reason == "cancelled"
     assert fully_charged_and_cancelled(owner)
 
@@ -377,7 +335,7 @@ def test_dream_once_runs_end_to_end_with_the_openai_provider_against_a_local_ser
     assert "merge_equivalent" in kinds and {op["state"] for op in line["operations"]} == {"proposed"}
     methods = [(m, path) for m, path, *_ in openai.requests]
     assert methods[0] == ("GET", "/v1/models") and methods.count(("GET", "/v1/models")) == 1
-    assert methods.count(("POST", "/v1/chat/completions")) == 2 * line["groups_selected"]
+    assert methods.count(("POST", "/v1/chat/completions")) == 2  # one proposal, one verification for the slice
     for _, _, _, raw in openai.requests[1:]:
         body = json.loads(raw)
         assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
@@ -401,7 +359,7 @@ def test_settlement_that_cannot_finish_within_its_bound_stops_the_batch_and_keep
     lease, group = claimed_group(store, owner, three(owner), day_one)
     provider = ScriptedProvider([Recording(failure="http_server_error")])
     admission = ReconsolidationRequestAdmission(store, owner, provider.config).admit_proposal(
-        group, batch_id=uuid.uuid4(), now=day_one)
+        [group], batch_id=uuid.uuid4(), now=day_one)
     held, release = threading.Event(), threading.Event()
 
     def hold_the_job_row():  # another transaction sits on the slice's job row past the bound
@@ -418,7 +376,7 @@ def test_settlement_that_cannot_finish_within_its_bound_stops_the_batch_and_keep
     assert held.wait(10)
     started = time.monotonic()
     try:
-        run = ReconsolidationBatchExecutor(store, owner, provider).execute(admission, group, now=day_one)
+        run = ReconsolidationBatchExecutor(store, owner, provider).execute(admission, now=day_one)
     finally:
         release.set()
         holder.join()
@@ -444,7 +402,7 @@ def test_the_lease_is_renewed_while_a_call_runs(owner, enabled, store, day_one, 
         return tick * 0.01
 
     run = ReconsolidationBatchExecutor(store, owner, provider, renew_seconds=0.1, monotonic=monotonic).execute(
-        admission, group, now=day_one)
+        admission, now=day_one)
     assert run.cancelled == "kill_switch"
     with owner_context(owner):
         after = ReconsolidationJob.objects.get().lease_expires_at
@@ -485,7 +443,7 @@ def test_admission_samples_its_instant_after_the_lock_wait(live_db, enabled, set
     holder = holding_the_owner_lock(owner, 1.0)
     try:
         result = ReconsolidationRequestAdmission(store, owner, Hanging(lambda: None).config).admit_proposal(
-            group, batch_id=uuid.uuid4(), now=now)
+            [group], batch_id=uuid.uuid4(), now=now)
     finally:
         holder.join()
     if admitted:  # reserved at the instant the lock was held, not the instant admission began
@@ -522,5 +480,5 @@ def test_manage_py_dream_once_with_the_openai_environment_runs_against_a_local_s
     (line,) = [json.loads(text) for text in result.stdout.splitlines() if text.strip()]
     assert line["groups_selected"] >= 1 and line["operations"] and float(line["spend_usd"]) > 0
     assert requests[0] == ("GET", "/v1/models") and requests.count(("GET", "/v1/models")) == 1
-    assert requests.count(("POST", "/v1/chat/completions")) == 2 * line["groups_selected"]
+    assert requests.count(("POST", "/v1/chat/completions")) == 2  # one proposal, one verification for the slice
     assert snapshot(owner) == before

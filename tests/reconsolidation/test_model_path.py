@@ -198,8 +198,8 @@ def test_the_same_prepared_request_is_never_reserved_twice_in_a_slice(owner, ena
     # a still clock: the second preparation is byte for byte the first (same batch, same instant)
     admission = ReconsolidationRequestAdmission(store, owner, HeuristicResponder().config, monotonic=lambda: 0.0)
     batch_id = uuid4()
-    first = admission.admit_proposal(group, batch_id=batch_id, now=day_one)
-    second = admission.admit_proposal(group, batch_id=batch_id, now=day_one)
+    first = admission.admit_proposal([group], batch_id=batch_id, now=day_one)
+    second = admission.admit_proposal([group], batch_id=batch_id, now=day_one)
     assert isinstance(first, Admission)
     assert second == NotAdmitted("duplicate_reservation") and second.transient
     with owner_context(owner):

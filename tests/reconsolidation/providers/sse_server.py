@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODEL = "test-model"
@@ -42,6 +43,50 @@ class Scenario:
         self.events, self.status, self.content_type = list(events), status, content_type
         self.delay_before, self.delay_between, self.models = delay_before, delay_between, models
         self.models_delay = models_delay
+
+
+class Answering(Scenario):
+    """Answers each chat call from the request it carries (the heuristic responder's logic,
+    ``evals.reconsolidation.responder``), with usage inside the request's own bounds.
+    ``fail_stage`` answers that stage with ``status``; ``edit(stage, reply)`` may change a
+    reply (a reply mode: no change, rejected clauses, a structure error, ...)."""
+
+    def __init__(self, server, *, fail_stage=None, status=502, edit=None):
+        super().__init__()
+        self.server, self.fail_stage, self.failing_status, self.edit = server, fail_stage, status, edit
+
+    def _document(self) -> dict:
+        body = json.loads(self.server.requests[-1][3])
+        return json.loads(body["messages"][1]["content"])
+
+    @property
+    def events(self):
+        from evals.reconsolidation.responder import propose, verify
+
+        body = json.loads(self.server.requests[-1][3])
+        document = json.loads(body["messages"][1]["content"])
+        reply = propose(document) if document["stage"] == "proposal" else verify(document)
+        if self.edit is not None:
+            reply = self.edit(document["stage"], reply)
+        text = json.dumps(reply, ensure_ascii=False)
+        prompt, completion = len(body["messages"][1]["content"]) // 2, max(1, len(text) // 4)
+        usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        return [chunk(role="assistant", content=""), chunk(content=text), chunk(finish="stop"),
+                chunk(usage=usage, choices=False), DONE]
+
+    @events.setter
+    def events(self, value):
+        pass
+
+    @property
+    def status(self):
+        if self.fail_stage and self.server.requests and self._document()["stage"] == self.fail_stage:
+            return self.failing_status
+        return 200
+
+    @status.setter
+    def status(self, value):
+        pass
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -120,3 +165,18 @@ class SSEServer:
     def __exit__(self, *exc):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextmanager
+def openai_server(settings, monkeypatch):
+    """A running server configured as the ``openai`` provider (loopback: no key, no
+    residency pin; explicit prices; short idle and call limits for a test)."""
+    monkeypatch.delenv("VEETBOT_OPENAI_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with SSEServer() as server:
+        settings.AGENT_MEMORY_RECONSOLIDATION_PROVIDER = "openai"
+        settings.VEETBOT_OPENAI_BASE_URL, settings.VEETBOT_OPENAI_MODEL = server.base_url, MODEL
+        settings.VEETBOT_OPENAI_INPUT_USD_PER_MTOK, settings.VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK = "2.5", "10"
+        settings.AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER = ""
+        settings.RECON_PROVIDER_IDLE_SECONDS, settings.RECON_PROVIDER_CALL_SECONDS = 2.0, 10.0
+        yield server

@@ -1,0 +1,278 @@
+"""The model path as one batch per slice (``model_path.process_batch``), with the scripted
+heuristic responder: a group refused before serialization drops out while its siblings go
+on; a candidate-local failure rejects only that candidate; a structure error refuses the
+batch; a crash anywhere between admission and completion never pays twice, commits twice
+or misreports the outcome; an overlapping merge is replanned as the union."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from decimal import Decimal
+from uuid import UUID, uuid4
+
+import pytest
+
+from evals.reconsolidation.responder import MODEL, HeuristicResponder
+from memory.domain import MemoryChanges
+from memory.services import memory_revise
+from reconsolidation import bounds
+from reconsolidation.domain import input_digest
+from reconsolidation.group_work.model_path import process_batch
+from reconsolidation.models import (
+    ReconsolidationAudit, ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend,
+    ReconsolidationSpendDay,
+)
+from reconsolidation.pipeline import driver
+from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.providers.scripted import scripted_config
+from tests.factories import make_owner
+from tests.reconsolidation.helpers import original, refs
+from tests.reconsolidation.work_builders import approve, by_kind, merged
+from veetbot.rls import owner_context
+
+LEASE = timedelta(seconds=bounds.RECON_LEASE_SECONDS)
+
+
+@pytest.fixture
+def owner(db, settings):
+    """A fresh owner, with the scripted responder allowed (tests only)."""
+    settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    return make_owner()[0]
+
+
+class Seen(HeuristicResponder):
+    """The heuristic responder, keeping every request document it answered."""
+
+    def __init__(self) -> None:
+        self.documents: list[dict] = []
+        super().__init__(observe=lambda text: self.documents.append(json.loads(text)))
+
+    def groups_offered(self, stage: str = "proposal") -> list[set[UUID]]:
+        key = "groups" if stage == "proposal" else "evidence"
+        return [{UUID(g["group_id"]) for g in d["untrusted_data"][key]} for d in self.documents if d["stage"] == stage]
+
+
+class Edited(Seen):
+    """Answers like the heuristic responder, then lets ``edit(stage, reply)`` change the reply."""
+
+    def __init__(self, edit) -> None:
+        super().__init__()
+        self.edit = edit
+
+    def answer(self, prepared) -> bytes:
+        reply = json.loads(super().answer(prepared))
+        return json.dumps(self.edit(prepared.stage, reply)).encode()
+
+
+def priced() -> HeuristicResponder:
+    """The heuristic responder at explicit prices, so every settlement moves real money."""
+    responder = HeuristicResponder()
+    responder.config = scripted_config(model=MODEL, input_usd_per_mtok=Decimal("2.5"),
+                                       output_usd_per_mtok=Decimal("10"))
+    return responder
+
+
+def claimed_batch(store, principal, groups, now):
+    """Queue one group over each list of originals and claim them all under one slice lease;
+    the claims in the order of ``groups``."""
+    lease = store.claim_due(principal, lease_owner="batch", now=now)
+    for memories in groups:
+        store.queue_group(principal, lease_token=lease.lease_token, inputs=refs(*memories),
+                          input_digest=input_digest(refs(*memories)), now=now)
+    claimed = {frozenset(ref.memory_id for ref in group_lease.inputs): group_lease
+               for group_lease in (store.claim_group(principal, lease_token=lease.lease_token, now=now) for _ in groups)}
+    return lease, [claimed[frozenset(m.id for m in memories)] for memories in groups]
+
+
+def outcome(principal, group_lease):
+    with owner_context(principal):
+        row = ReconsolidationGroup.objects.get(id=group_lease.group_id)
+        return row.state, row.reason
+
+
+def spends(principal):
+    with owner_context(principal):
+        return list(ReconsolidationSpend.objects.order_by("reserved_at", "id"))
+
+
+def equal_pair(principal, statement, subject):
+    return [original(principal, statement, subject=subject), original(principal, statement, subject=subject)]
+
+
+def test_one_batch_sends_one_proposal_for_every_group_and_one_verification(owner, enabled, store, day_one):
+    groups = [equal_pair(owner, "The owner prefers Celsius.", "units"),
+              equal_pair(owner, "Cycling starts before eight.", "commute"),
+              equal_pair(owner, "Lentil soup is the usual lunch.", "lunch")]
+    lease, claimed = claimed_batch(store, owner, groups, day_one)
+    responder = Seen()
+    ops = process_batch(store, owner, claimed, responder, now=day_one)
+    assert responder.requests == 2
+    assert responder.groups_offered() == [{g.group_id for g in claimed}]
+    assert len(by_kind(ops, "merge_equivalent")) == 3
+    assert {outcome(owner, g) for g in claimed} == {("completed", "")}
+    (proposal, verification) = spends(owner)
+    assert proposal.call_audit["batch_id"] == verification.call_audit["batch_id"]
+    assert {UUID(i) for i in proposal.call_audit["group_ids"]} == {g.group_id for g in claimed}
+
+
+def oversized_evidence(principal):
+    message = "The owner prefers Celsius. " + "x" * 2100  # one excerpt over RECON_EXCERPT_MAX_BYTES
+    return [original(principal, "The owner prefers Celsius.", subject="units", message=message),
+            original(principal, "The owner prefers Celsius.", subject="units", message=message + "y")]
+
+
+def revised_after_the_claim(principal, memories):
+    memory_revise(principal=principal, memory_id=memories[0].id, expected_revision=memories[0].content_revision,
+                  changes=MemoryChanges(statement="The owner prefers Fahrenheit."), now=memories[0].created_at)
+
+
+@pytest.mark.parametrize("refusal, expected", [
+    ("oversized_evidence", ("no_change", "excerpt_too_large")),  # refused by the request builder
+    ("revised_after_the_claim", ("stale", "sources_changed")),  # refused before admission
+])
+def test_a_group_refused_before_serialization_drops_out_while_its_siblings_go_on(
+        owner, enabled, store, day_one, refusal, expected):
+    refused = oversized_evidence(owner) if refusal == "oversized_evidence" else equal_pair(owner, "Tea at four.", "tea")
+    sibling = equal_pair(owner, "Cycling starts before eight.", "commute")
+    lease, (dropped, kept) = claimed_batch(store, owner, [refused, sibling], day_one)
+    if refusal == "revised_after_the_claim":
+        revised_after_the_claim(owner, refused)
+    responder = Seen()
+    ops = process_batch(store, owner, [dropped, kept], responder, now=day_one)
+    assert outcome(owner, dropped) == expected
+    assert outcome(owner, kept) == ("completed", "")
+    assert [{r.memory_id for r in op.inputs} for op in ops] == [{m.id for m in sibling}]
+    assert responder.requests == 2 and responder.groups_offered() == [{kept.group_id}]
+    assert all([UUID(i) for i in s.call_audit["group_ids"]] == [kept.group_id] for s in spends(owner))
+
+
+def test_a_candidate_local_failure_rejects_only_that_candidate(owner, enabled, store, day_one):
+    first = equal_pair(owner, "The owner prefers Celsius.", "units")
+    second = equal_pair(owner, "Cycling starts before eight.", "commute")
+    lease, claimed = claimed_batch(store, owner, [first, second], day_one)
+    bogus = uuid4()
+
+    def unknown_excerpt(stage, reply):  # a second merge over the first group citing an invented excerpt
+        if stage == "proposal":
+            merge = next(op for op in reply["operations"] if op["group_id"] == str(claimed[0].group_id))
+            forged = json.loads(json.dumps(merge))
+            forged["id"], forged["kind"] = str(bogus), "summarize_related"
+            forged["clauses"][0]["support"][0]["excerpt_id"] = str(uuid4())
+            reply["operations"].append(forged)
+        return reply
+
+    responder = Edited(unknown_excerpt)
+    ops = process_batch(store, owner, claimed, responder, now=day_one)
+    assert responder.requests == 2
+    verified = {claim["operation_id"] for claim in responder.documents[1]["untrusted_data"]["claims"]}
+    assert str(bogus) not in verified and len(verified) == 2  # never sent for verification
+    assert sorted(op.kind for op in ops) == ["merge_equivalent", "merge_equivalent"]
+    assert {outcome(owner, g) for g in claimed} == {("completed", "")}
+
+
+def test_a_structure_error_refuses_the_whole_batch(owner, enabled, store, day_one):
+    groups = [equal_pair(owner, "The owner prefers Celsius.", "units"),
+              equal_pair(owner, "Cycling starts before eight.", "commute")]
+    lease, claimed = claimed_batch(store, owner, groups, day_one)
+
+    def duplicate_operation(stage, reply):
+        if stage == "proposal":
+            reply["operations"].append(dict(reply["operations"][0]))
+        return reply
+
+    responder = Edited(duplicate_operation)
+    assert process_batch(store, owner, claimed, responder, now=day_one) == ()
+    assert responder.requests == 1  # no verification of a refused proposal
+    with owner_context(owner):
+        assert not ReconsolidationOperation.objects.exists()
+        rows = list(ReconsolidationGroup.objects.all())
+    assert {(row.state, row.reason, row.retry_count) for row in rows} == {("pending", "duplicate_operation", 1)}
+    (spend,) = spends(owner)
+    assert spend.state == "settled"  # the transport completed; the reply is what was refused
+
+
+class Crash(Exception):
+    """The worker dies here: nothing after this point runs."""
+
+
+class CrashingStore(ReconsolidationStore):
+    """A real store whose worker dies once at ``point``: before the proposal's or the
+    verification's settlement, or between a group's writes and its completion."""
+
+    def __init__(self, point: str, clock) -> None:
+        super().__init__(clock=clock)
+        self.point, self.settled, self.crashed = point, 0, False
+
+    def _maybe(self, point: str) -> None:
+        if point == self.point and not self.crashed:
+            self.crashed = True
+            raise Crash(point)
+
+    def settle(self, *args, **kwargs):
+        self.settled += 1
+        self._maybe(("proposal_settlement", "verification_settlement")[min(self.settled, 2) - 1])
+        return super().settle(*args, **kwargs)
+
+    def finish_group(self, principal, group_lease, *, outcome, reason="", now=None):
+        if outcome == "completed":
+            self._maybe("completion")
+        return super().finish_group(principal, group_lease, outcome=outcome, reason=reason, now=now)
+
+
+@pytest.mark.parametrize("point", ["proposal_settlement", "verification_settlement", "completion"])
+def test_a_crash_between_admission_and_completion_never_pays_twice_commits_twice_or_misreports(
+        owner, enabled, day_one, point):
+    memories = equal_pair(owner, "The owner prefers Celsius.", "units") + equal_pair(
+        owner, "Cycling starts before eight.", "commute")
+    crashing = CrashingStore(point, clock=lambda: day_one)
+    with pytest.raises(Crash):
+        driver.run_slice(owner, lease_owner="dies", store=crashing, now=day_one, provider=priced())
+    with owner_context(owner):
+        assert not ReconsolidationOperation.objects.exists()  # nothing of the crashed attempt committed
+        assert set(ReconsolidationGroup.objects.values_list("state", flat=True)) == {"leased"}
+        assert not ReconsolidationAudit.objects.filter(event="group_completed").exists()
+        crashed_spend = {s.id: (s.state, s.charged_usd) for s in ReconsolidationSpend.objects.all()}
+
+    later = day_one + LEASE + timedelta(seconds=1)  # the dead slice's lease has expired
+    run = driver.run_slice(owner, lease_owner="next", store=ReconsolidationStore(clock=lambda: later), now=later,
+                           provider=priced())
+    assert run.groups_processed == 2
+    with owner_context(owner):
+        ops = list(ReconsolidationOperation.objects.all())
+        groups = list(ReconsolidationGroup.objects.all())
+        completed = ReconsolidationAudit.objects.filter(event="group_completed").count()
+        rows = list(ReconsolidationSpend.objects.all())
+        ledger = ReconsolidationSpendDay.objects.get()
+    # each merge committed exactly once; each group completed once, after one recorded failure
+    assert sorted(sorted(map(str, op.input_ids)) for op in ops) == sorted(
+        sorted(str(m.id) for m in memories[i:i + 2]) for i in (0, 2))
+    assert {(g.state, g.retry_count) for g in groups} == {("completed", 1)} and completed == 2
+    # the crashed attempt's reservations: a settled one kept its bill; an unsettled one was
+    # recovered as unknown at its full charge, never released for the retry
+    for row in rows:
+        if row.id in crashed_spend:
+            expected = crashed_spend[row.id] if crashed_spend[row.id][0] == "settled" else ("unknown", row.maximum_usd)
+            assert (row.state, row.charged_usd) == expected and row.charged_usd > 0
+        else:
+            assert row.state == "settled" and 0 < row.charged_usd < row.maximum_usd
+    assert len(rows) == len(crashed_spend) + 2  # the retry paid through its own two reservations
+    assert ledger.charged_usd == sum((row.charged_usd for row in rows), Decimal(0))
+
+
+def test_an_overlapping_merge_on_the_model_path_is_replanned_as_the_union(owner, enabled, store, day_one):
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    c = original(owner, "The owner prefers Celsius.", subject="units")
+    merged(store, owner, [a, b], day_one)  # {a, b} is an active merge set
+    later = day_one + timedelta(minutes=1)
+    lease, claimed = claimed_batch(store, owner, [[b, c]], later)
+    assert process_batch(store, owner, claimed, HeuristicResponder(), now=later) == ()  # {b, c} overlaps {a, b}
+    assert outcome(owner, claimed[0]) == ("no_change", "proposals_refused")
+    with owner_context(owner):
+        union = ReconsolidationGroup.objects.get(state="pending")
+    assert set(union.input_ids) == {a.id, b.id, c.id}
+
+    replanned = store.claim_group(owner, lease_token=lease.lease_token, now=later)
+    (op,) = process_batch(store, owner, [replanned], HeuristicResponder(), now=later)
+    assert op.kind == "merge_equivalent" and {r.memory_id for r in op.inputs} == {a.id, b.id, c.id}
+    assert approve(store, owner, op, later).state == "committed"  # supersedes {a, b}
