@@ -170,6 +170,13 @@ RECALL_HNSW_MAX_SCAN_TUPLES = 20000
 # Below this many vectors for an owner, exact search is used (set by measurement).
 RECALL_EXACT_SEARCH_MAX_VECTORS = int(os.environ.get("RECALL_EXACT_SEARCH_MAX_VECTORS", 20000))
 RECALL_VECTOR_COUNT_CACHE_SECONDS = 60  # an owner's vector count (search-mode choice) is reused this long
+# Automatic context assembly (POST /v1/memories/context, recall.context): at most this many
+# searches in at most this many rounds under one deadline, sharing one item/token allowance
+# (the search defaults above); the task-context query keeps whole fragments within the bytes.
+RECALL_CONTEXT_MAX_SEARCHES = 4
+RECALL_CONTEXT_MAX_ROUNDS = 2
+RECALL_CONTEXT_DEADLINE_SECONDS = float(os.environ.get("RECALL_CONTEXT_DEADLINE_SECONDS", 1.0))
+RECALL_CONTEXT_QUERY_MAX_BYTES = 512
 
 # --- Reconsolidation@1 bounds (read by reconsolidation/bounds.py; names carry their unit) --
 RECON_DUE_TIME_UTC = os.environ.get("RECON_DUE_TIME_UTC", "03:00")  # daily due time per owner

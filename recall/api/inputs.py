@@ -20,6 +20,7 @@ from memory import vocabulary
 from memory.api import parsing, schema
 from memory.api.inputs import INSTANT_NOTE, Body, Instant
 from memory.domain import BeliefType
+from recall.context import former
 from recall.domain import (
     MAX_EXCLUDE_IDS, MAX_ITEMS_BOUND, MAX_TOKENS_BOUND, QUERY_MAX_CHARS, Channel, SelectionMode, Sensitivity,
 )
@@ -84,3 +85,44 @@ class MemorySearch(RecallFilters):
             max_items=self.max_items or settings.RECALL_MAX_ITEMS,
             max_tokens=self.max_tokens or settings.RECALL_MAX_TOKENS,
         )
+
+
+class WorkingFragmentBody(Body):
+    text: str = Field(min_length=1, max_length=former.FRAGMENT_MAX_CHARS, json_schema_extra={"pattern": NON_BLANK_PATTERN})
+    completed: bool = Field(default=False, description="A completed task's fragment is left out of the query.")
+
+
+Fragment = Annotated[str, Field(min_length=1, max_length=former.FRAGMENT_MAX_CHARS,
+                                json_schema_extra={"pattern": NON_BLANK_PATTERN})]
+
+
+class MemoryContext(RecallFilters):
+    """The closed context-assembly body: what the assistant knows about this turn. The
+    server forms the queries (no model call); as_of must not be in the future."""
+
+    current_message: str = Field(min_length=1, max_length=QUERY_MAX_CHARS, description="Not whitespace only.",
+                                 json_schema_extra={"pattern": QUERY_PATTERN})
+    task: Optional[Fragment] = Field(default=None, description="The current task, if any.")
+    unresolved_references: list[Fragment] = Field(
+        default_factory=list, max_length=former.FRAGMENTS_MAX,
+        description="Phrases the turn refers to but does not resolve (\"that place\", \"her sister\").")
+    active_entities: list[Annotated[str, Field(min_length=1, max_length=former.ENTITY_MAX_CHARS)]] = Field(
+        default_factory=list, max_length=former.FRAGMENTS_MAX,
+        description="Entity IDs in play (e.g. person:<uuid>), matched by the structured channel.")
+    open_questions: list[Fragment] = Field(default_factory=list, max_length=former.FRAGMENTS_MAX)
+    working_state: list[WorkingFragmentBody] = Field(default_factory=list, max_length=former.FRAGMENTS_MAX)
+    max_items: Optional[int] = Field(default=None, ge=1, le=settings.RECALL_MAX_ITEMS, description=(
+        f"The turn's item allowance, shared by every search (default and at most {settings.RECALL_MAX_ITEMS})."))
+    max_tokens: Optional[int] = Field(default=None, ge=1, le=settings.RECALL_MAX_TOKENS, description=(
+        f"The turn's token allowance, shared by every search (default and at most {settings.RECALL_MAX_TOKENS})."))
+
+    def need(self) -> former.ContextNeed:
+        return former.ContextNeed(
+            current_message=self.current_message, task=self.task,
+            unresolved_references=tuple(self.unresolved_references), active_entities=tuple(self.active_entities),
+            open_questions=tuple(self.open_questions),
+            working_state=tuple(former.WorkingFragment(text=f.text, completed=f.completed) for f in self.working_state))
+
+    def filters(self) -> dict:
+        return dict(ceiling=self.ceiling, as_of=self.as_of, scope=self.scope, belief_types=tuple(self.belief_types),
+                    exclude_ids=tuple(self.exclude_ids), selection_mode=self.selection_mode)

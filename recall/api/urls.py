@@ -6,4 +6,5 @@ from recall.api import views
 
 urlpatterns = [
     path("memories/search", views.MemorySearchView.as_view(), name="memories-search"),
+    path("memories/context", views.MemoryContextView.as_view(), name="memories-context"),
 ]

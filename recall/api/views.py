@@ -15,6 +15,7 @@ takes no Idempotency-Key, though it writes a content-free trace.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -24,7 +25,8 @@ from memory.api import parsing, schema
 from memory.api.serializers import SourceSerializer
 from memory.api.views import OwnerApiView
 from recall import retriever
-from recall.api.inputs import QUERY_PATTERN, MemorySearch  # noqa: F401 - QUERY_PATTERN re-exported
+from recall.api.inputs import QUERY_PATTERN, MemoryContext, MemorySearch  # noqa: F401 - QUERY_PATTERN re-exported
+from recall.context import planner
 from recall.domain import RecallRequest
 from veetbot.api_errors import ValidationFailed, problem
 from veetbot.clock import utcnow
@@ -134,12 +136,87 @@ class MemorySearchView(OwnerApiView):
         parsing.query(request, {})
         body, _data = parsing.body(request, MemorySearch)
         now = utcnow()
-        if not parsing.NON_BLANK.search(body.query):
-            raise ValidationFailed([problem("query", "blank")])
-        if body.as_of is not None and body.as_of > now:
-            raise ValidationFailed([problem("as_of", "in_future")])
+        _refuse_blank_or_future(body.query, "query", body.as_of, now)
         result = retriever.recall(
             principal=self.principal, surface="api", now=now,
             request=RecallRequest(**body.request_fields()),
         )
         return Response(RecallResultSerializer(result).data)
+
+
+def _refuse_blank_or_future(text: str, field: str, as_of, now) -> None:
+    if not parsing.NON_BLANK.search(text):
+        raise ValidationFailed([problem(field, "blank")])
+    if as_of is not None and as_of > now:
+        raise ValidationFailed([problem("as_of", "in_future")])
+
+
+# --- automatic context assembly ----------------------------------------------------------
+
+class ContextSearchSerializer(serializers.Serializer):
+    round = serializers.IntegerField(min_value=1, max_value=2)
+    trace_id = serializers.UUIDField(help_text="That search's own content-free recall trace.")
+    channel = serializers.ChoiceField(choices=CHANNELS)
+    fallback_reason = serializers.ChoiceField(choices=("", "semantic_disabled", "encoder_unavailable",
+                                                       "recent_selection"))
+    returned = serializers.IntegerField(help_text="Items the search returned.")
+    new = serializers.IntegerField(help_text="Of those, items no earlier search had found.")
+    elapsed_ms = serializers.FloatField()
+
+
+class ContextTraceSerializer(serializers.Serializer):
+    rounds = serializers.IntegerField(help_text="Rounds run (1 or 2).")
+    planned = serializers.IntegerField(help_text="Searches the query former proposed.")
+    searches = ContextSearchSerializer(many=True, help_text="The searches run, in order (at most 4).")
+    stopped = serializers.ChoiceField(choices=("", "deadline", "allowance"), help_text=(
+        "Why planned work stopped or found items were left out: the deadline, or the shared allowance."))
+    deadline_ms = serializers.FloatField()
+    elapsed_ms = serializers.FloatField()
+
+
+class ContextResultSerializer(serializers.Serializer):
+    context = serializers.CharField(allow_blank=True, help_text=(
+        "Context text for a model: the fixed data-not-instructions header, one line per item opening with its "
+        "[m:<id>] citation, then any [limitation] notice. Empty when nothing was found."))
+    tokens = serializers.IntegerField(help_text="ceil(UTF-8 bytes of the rendered items / 4).")
+    items = RecallItemSerializer(many=True, help_text="The rendered items, first-found first.")
+    notices = serializers.ListField(child=serializers.CharField(), help_text="Limitation notices, fixed phrases.")
+    trace = ContextTraceSerializer(help_text="What assembly did: counts, channels, trace IDs and times only.")
+
+
+class MemoryContextView(OwnerApiView):
+    required_scopes = {"POST": SCOPE_READ}
+
+    @extend_schema(
+        operation_id="memories_context", tags=["memories"],
+        summary="Assemble the memory context for one assistant turn.",
+        description=(
+            "The server forms the queries from the turn (the current message and whole working-state "
+            "fragments within 512 UTF-8 bytes; completed tasks left out; no model call), runs at most "
+            f"{settings.RECALL_CONTEXT_MAX_SEARCHES} searches in at most {settings.RECALL_CONTEXT_MAX_ROUNDS} "
+            f"rounds under one {settings.RECALL_CONTEXT_DEADLINE_SECONDS:g} s deadline and one shared item/token "
+            "allowance — the second round targets what the first did not find (unresolved references, the "
+            "subjects of its top results) — and renders one cited context. A stopped round or a full "
+            "allowance ends the context with a [limitation] notice. Filters hold for every search."),
+        request=MemoryContext,
+        responses={200: ContextResultSerializer, **schema.READ_ERRORS},
+    )
+    def post(self, request):
+        parsing.query(request, {})
+        body, _data = parsing.body(request, MemoryContext)
+        now = utcnow()
+        _refuse_blank_or_future(body.current_message, "current_message", body.as_of, now)
+        result = planner.assemble(
+            self.principal, body.need(), filters=body.filters(), now=now,
+            max_items=body.max_items or settings.RECALL_MAX_ITEMS,
+            max_tokens=body.max_tokens or settings.RECALL_MAX_TOKENS)
+        return Response(ContextResultSerializer(render_context(result)).data)
+
+
+def render_context(result: planner.ContextResult) -> dict:
+    """The response (and ``recall --context --json``) shape of one assembly."""
+    return {
+        "context": result.context, "tokens": result.tokens, "items": result.items, "notices": list(result.notices),
+        "trace": {"rounds": result.rounds, "planned": result.planned, "searches": result.searches,
+                  "stopped": result.stopped, "deadline_ms": result.deadline_ms, "elapsed_ms": result.elapsed_ms},
+    }

@@ -112,7 +112,7 @@ def make_meaningful(case, fixtures: Fixtures, now: Optional[datetime] = None):
     if _positive(case, ParameterLocation.BODY) and isinstance(case.body, dict):
         if route == ("POST", "/v1/memories"):
             _memory_create(case.body, fixtures, now)
-        elif route == ("POST", "/v1/memories/search"):
+        elif route in (("POST", "/v1/memories/search"), ("POST", "/v1/memories/context")):
             _search(case.body, now)
         elif route == ("POST", "/v1/sessions/{session_id}/events"):
             _event(case.body, fixtures)

@@ -1,6 +1,12 @@
 """``recall "QUERY" --owner T/P --ceiling C [--channel hybrid|dense|sparse] [--max-items N]
 [--max-tokens N] [--as-of ISO] [--scope S] [--belief-type T ...] [--exclude-id ID ...]
-[--selection-mode relevance|recent] [--json]`` and ``recall --queries FILE.jsonl --owner ...``.
+[--selection-mode relevance|recent] [--json]``, ``recall --queries FILE.jsonl --owner ...`` and
+``recall --context TURN.json --owner ...`` (automatic context assembly, as
+``POST /v1/memories/context``: the file holds the turn — ``current_message`` and optionally
+``task``, ``unresolved_references``, ``active_entities``, ``open_questions`` and
+``working_state`` [{``text``, ``completed``}] — the options give ceiling, instant, filters and
+the shared allowance; ``--json`` prints ``{"context", "tokens", "items": [{"id", "score"}],
+"notices", "trace"}``).
 
 ``--scope``, ``--belief-type`` (repeatable), ``--exclude-id`` (repeatable) and
 ``--selection-mode`` are the hard filters of ``POST /v1/memories/search``, applied to every
@@ -35,7 +41,10 @@ from pydantic import ValidationError
 from memory import vocabulary
 from memory.management.commands._owner_option import parse_owner
 from recall import retriever
+from recall.context import planner
+from recall.context.former import ContextNeed
 from recall.domain import RecallRequest, RecallResult
+from veetbot.clock import utcnow
 
 CHANNELS = ("hybrid", "dense", "sparse")
 
@@ -132,13 +141,19 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="machine-readable output")
         parser.add_argument("--queries", metavar="FILE.jsonl",
                             help='answer every {"id", "query"} line of FILE, one JSON object per line')
+        parser.add_argument("--context", metavar="TURN.json",
+                            help="assemble the context for one assistant turn described in the file "
+                                 "(at most 4 searches in 2 rounds under one deadline and one allowance)")
 
     def handle(self, *args, **options):
         principal = parse_owner(options["owner"])
-        if (options["query"] is None) == (options["queries"] is None):
-            raise CommandError("give QUERY or --queries FILE.jsonl (exactly one)")
+        if sum(options[name] is not None for name in ("query", "queries", "context")) != 1:
+            raise CommandError("give QUERY, --queries FILE.jsonl or --context TURN.json (exactly one)")
         as_of = _instant(options["as_of"]) if options["as_of"] else None
         filters = filter_fields(options)
+        if options["context"] is not None:
+            self._context(principal, options, as_of, filters)
+            return
 
         def run(query: str) -> RecallResult:
             try:
@@ -161,8 +176,52 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(result_json(result)))
             return
         self.stdout.write(result.rendered or "(nothing recalled)")
+        self._summary(result)
+
+    def _summary(self, result: RecallResult) -> None:
         fallback = f" (fallback: {result.fallback_reason})" if result.fallback_reason else ""
         self.stdout.write(
             f"-- {len(result.items)} items, {result.rendered_tokens} tokens, channel {result.channel}{fallback}, "
             f"trace {result.trace_id}"
         )
+
+    def _context(self, principal, options: dict, as_of, filters: dict) -> None:
+        need = _read_turn(options["context"])
+        for name, bound in (("max_items", settings.RECALL_MAX_ITEMS), ("max_tokens", settings.RECALL_MAX_TOKENS)):
+            if not 1 <= options[name] <= bound:
+                raise CommandError(f"--{name.replace('_', '-')} must be between 1 and {bound} for --context")
+        result = planner.assemble(principal, need, filters={"ceiling": options["ceiling"], "as_of": as_of, **filters},
+                                  max_items=options["max_items"], max_tokens=options["max_tokens"], now=utcnow())
+        if options["json"]:
+            self.stdout.write(json.dumps(context_json(result)))
+            return
+        self.stdout.write(result.context or "(nothing recalled)")
+        self.stdout.write(f"-- {len(result.items)} items, {result.tokens} tokens, {len(result.searches)} of "
+                          f"{result.planned} planned searches in {result.rounds} round(s)"
+                          + (f", stopped: {result.stopped}" if result.stopped else ""))
+
+
+def _read_turn(path: str) -> ContextNeed:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            raw = json.load(handle)
+    except (OSError, ValueError):
+        raise CommandError("--context must name a readable JSON file")
+    try:
+        return ContextNeed.model_validate(raw)
+    except ValidationError as error:
+        fields = sorted({str(e["loc"][0]) for e in error.errors(include_input=False) if e["loc"]})
+        raise CommandError(f"invalid turn: {', '.join(fields) or 'not an object'}")
+
+
+def context_json(result) -> dict[str, Any]:
+    return {
+        "context": result.context, "tokens": result.tokens,
+        "items": [{"id": str(item.id), "score": item.score} for item in result.items],
+        "notices": list(result.notices),
+        "trace": {"rounds": result.rounds, "planned": result.planned, "stopped": result.stopped,
+                  "deadline_ms": result.deadline_ms, "elapsed_ms": result.elapsed_ms,
+                  "searches": [{"round": t.round, "trace_id": str(t.trace_id), "channel": t.channel,
+                                "fallback_reason": t.fallback_reason, "returned": t.returned, "new": t.new,
+                                "elapsed_ms": t.elapsed_ms} for t in result.searches]},
+    }

@@ -1,0 +1,224 @@
+"""Automatic context assembly: the task-context former (whole fragments within 512 UTF-8
+bytes, completed tasks left out, the baseline for an oversized message, second-round
+queries only from the turn and the owner's own subjects), the planner (at most 4 searches
+in 2 rounds, one deadline, one shared allowance, explicit limitation notices, filters in
+every search), POST /v1/memories/context and ``recall --context``."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client, override_settings
+
+from recall.context import former, planner
+from recall.context.former import ContextNeed, WorkingFragment
+from recall.models import RecallTrace
+from tests.api.conftest import Api, Owner, assert_error
+from tests.factories import make_owner
+from tests.recall.helpers import NOW, Bank
+from veetbot.rls import owner_context
+
+URL = "/v1/memories/context"
+
+
+# --- the former ------------------------------------------------------------------------
+
+def test_the_first_query_keeps_whole_fragments_and_leaves_completed_tasks_out():
+    need = ContextNeed(current_message="Book a table for Friday.", task="plan the anniversary dinner",
+                       open_questions=("which restaurant does Dana like",),
+                       working_state=(WorkingFragment(text="renew the passport", completed=True),
+                                      WorkingFragment(text="Dana is vegetarian")))
+    query = former.first_query(need)
+    assert query == ("Book a table for Friday. plan the anniversary dinner which restaurant does Dana like "
+                     "Dana is vegetarian")
+    assert "passport" not in query
+
+
+def test_the_byte_bound_holds_at_and_just_past_it(settings):
+    settings.RECALL_CONTEXT_QUERY_MAX_BYTES = 20
+    assert former.first_query(ContextNeed(current_message="abcdefghi", task="0123456789")) == "abcdefghi 0123456789"
+    # one byte more and the fragment is left out whole, never cut
+    assert former.first_query(ContextNeed(current_message="abcdefghij", task="0123456789")) == "abcdefghij"
+    # a fragment that does not fit is skipped and the next one tried
+    need = ContextNeed(current_message="abc", task="x" * 30, open_questions=("short",))
+    assert former.first_query(need) == "abc short"
+    # multi-byte text counts its UTF-8 bytes: "çççç" is 8 bytes
+    assert former.first_query(ContextNeed(current_message="abcdefghijk", task="çççç")) == "abcdefghijk çççç"
+    assert former.first_query(ContextNeed(current_message="abcdefghijkl", task="çççç")) == "abcdefghijkl"
+
+
+def test_an_oversized_message_keeps_the_baseline_single_query(settings):
+    message = "word " * 200  # 1,000 bytes
+    query = former.first_query(ContextNeed(current_message=message, task="anything"))
+    assert query == message.strip()
+
+
+def test_second_round_queries_come_from_the_turn_and_the_owners_subjects_only():
+    need = ContextNeed(current_message="Send it to her.", unresolved_references=("her sister", "that parcel"))
+    top = [item("sister's home"), item("sister's home"), item("parcel tracking"), item("ignored fourth")]
+    queries = former.second_round(need, top, asked=["Send it to her. her sister that parcel"], room=3)
+    assert queries == ["her sister", "that parcel", "sister's home"]  # room 3, no repeats, nothing invented
+    assert former.second_round(need, top, asked=["her sister"], room=1) == ["that parcel"]
+
+
+def item(subject: str):
+    from recall.domain import RecallItem
+    import uuid
+    return RecallItem(id=uuid.uuid4(), score=1.0, subject=subject, statement="x", belief_type="fact",
+                      polarity="affirmed", derivation="explicit", authority="OWNER_EXPLICIT", attribution="owner",
+                      confidence=1.0, sensitivity="internal", evidence_at=NOW, valid_from=NOW, expires_at=None,
+                      content_revision=1, sources=())
+
+
+# --- the planner -----------------------------------------------------------------------
+
+@pytest.fixture
+def bank(db) -> Bank:
+    return Bank.new("Context owner")
+
+
+FILTERS = {"ceiling": "internal"}
+
+
+def assemble(bank, need, *, max_items=20, max_tokens=2000, monotonic=None, **filters):
+    kwargs = {"monotonic": monotonic} if monotonic else {}
+    return planner.assemble(bank.principal, need, filters={**FILTERS, **filters}, max_items=max_items,
+                            max_tokens=max_tokens, now=NOW, **kwargs)
+
+
+@pytest.fixture
+def sister(bank):
+    """Round one finds where the sister lives; her home's other facts share its subject."""
+    return {
+        "lives": bank.add("Maria, the owner's sister, lives in Porto.", subject="Maria's flat"),
+        "door": bank.add("The blue door on Rua Alegre is the one to knock on.", subject="Maria's flat"),
+        "noise": bank.add("The owner bakes sourdough on Sundays.", subject="baking"),
+    }
+
+
+def test_the_second_round_finds_what_the_first_missed_by_subject(bank, sister):
+    result = assemble(bank, ContextNeed(current_message="Where does my sister live?"))
+    ids = [i.id for i in result.items]
+    assert ids[0] == sister["lives"] and sister["door"] in ids and sister["noise"] not in ids
+    assert [s.round for s in result.searches] == [1, 2] and result.searches[1].new >= 1
+    assert result.rounds == 2 and result.stopped == "" and result.notices == ()
+    assert result.context.count("[m:") == len(ids) and "[limitation]" not in result.context
+    with owner_context(bank.principal):
+        traces = list(RecallTrace.objects.order_by("created_at").values_list("id", "surface"))
+    assert [t[1] for t in traces] == ["context", "context"]
+    assert {s.trace_id for s in result.searches} == {t[0] for t in traces}
+
+
+def test_at_most_four_searches_in_two_rounds(bank, sister):
+    need = ContextNeed(current_message="Where does my sister live?",
+                       unresolved_references=("the blue door", "Rua Alegre", "Porto", "Maria", "her street"))
+    result = assemble(bank, need)
+    assert len(result.searches) == 4 and {s.round for s in result.searches} == {1, 2}
+    assert result.planned == 4
+
+
+def test_a_full_allowance_stops_the_second_round_with_a_notice(bank, sister):
+    result = assemble(bank, ContextNeed(current_message="Where does my sister live?"), max_items=1)
+    assert len(result.items) == 1 and len(result.searches) == 1
+    assert result.stopped == "allowance" and result.context.endswith(planner.LIMITATION["allowance"])
+
+
+def test_the_deadline_stops_planned_searches_with_a_notice(bank, sister):
+    clock = iter([0.0, 0.0, 0.5, 5.0, 5.0, 5.0, 5.0])
+    result = assemble(bank, ContextNeed(current_message="Where does my sister live?",
+                                        unresolved_references=("Maria",)), monotonic=lambda: next(clock))
+    assert len(result.searches) == 1 and result.planned >= 2
+    assert result.stopped == "deadline" and result.notices == (planner.LIMITATION["deadline"],)
+
+
+def test_filters_hold_in_every_search(bank, sister):
+    result = assemble(bank, ContextNeed(current_message="Where does my sister live?"), exclude_ids=(sister["door"],))
+    assert sister["door"] not in [i.id for i in result.items]
+    assert f"[m:{sister['door']}]" not in result.context
+
+
+def test_nothing_found_is_an_empty_context_without_a_notice(bank):
+    result = assemble(bank, ContextNeed(current_message="What is the capital of Mongolia?"))
+    assert (result.items, result.context, result.notices) == ((), "", ())
+
+
+# --- POST /v1/memories/context -----------------------------------------------------------
+
+@pytest.fixture
+def api(db):
+    with override_settings(AGENT_MEMORY_API_ENABLED=True):
+        yield Api(Client())
+
+
+@pytest.fixture
+def owner(db) -> Owner:
+    principal, token = make_owner("Context client")
+    return Owner(principal, token)
+
+
+def post(api, owner, body):
+    return api.post(URL, owner.token, body, key=None)
+
+
+def test_the_route_answers_the_context_items_and_a_content_free_trace(api, owner):
+    bank = Bank(owner.principal)
+    memory = bank.add("Maria, the owner's sister, lives in Porto.", subject="sister's home",
+                      at=NOW - timedelta(days=40))
+    response = post(api, owner, {"current_message": "Where does my sister live?", "ceiling": "internal",
+                                 "working_state": [{"text": "buy flowers", "completed": True}]})
+    assert response.status_code == 200, response.content
+    assert response["Cache-Control"] == "private, no-store"
+    body = response.json()
+    assert list(body) == ["context", "tokens", "items", "notices", "trace"]
+    assert [i["id"] for i in body["items"]] == [str(memory)] and f"[m:{memory}]" in body["context"]
+    trace = body["trace"]
+    assert set(trace) == {"rounds", "planned", "searches", "stopped", "deadline_ms", "elapsed_ms"}
+    assert "sister" not in json.dumps(trace) and "flowers" not in response.content.decode()
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"ceiling": "internal"}, "current_message"),
+    ({"current_message": "   ", "ceiling": "internal"}, "current_message"),
+    ({"current_message": "hi", "ceiling": "internal", "max_items": 21}, "max_items"),
+    ({"current_message": "hi", "ceiling": "internal", "max_tokens": 2001}, "max_tokens"),
+    ({"current_message": "hi", "ceiling": "internal", "query": "hi"}, "query"),
+    ({"current_message": "hi", "ceiling": "internal", "working_state": [{"text": "x", "done": True}]},
+     "working_state.0.done"),
+    ({"current_message": "hi", "ceiling": "internal", "unresolved_references": ["x"] * 17}, "unresolved_references"),
+])
+def test_a_malformed_turn_is_refused_naming_the_field(api, owner, body, field):
+    response = post(api, owner, body)
+    assert_error(response, 400, "validation_error")
+    assert field in [d["field"] for d in response.json()["error"]["details"]], response.json()
+    with owner_context(owner.principal):
+        assert not RecallTrace.objects.exists()
+
+
+# --- recall --context ------------------------------------------------------------------
+
+def test_the_command_assembles_the_same_context(bank, sister, tmp_path):
+    turn = tmp_path / "turn.json"
+    turn.write_text(json.dumps({"current_message": "Where does my sister live?"}))
+    out = StringIO()
+    call_command("recall", "--context", str(turn), "--owner", f"{bank.principal.tenant_id}/{bank.principal.principal_id}",
+                 "--ceiling", "internal", "--json", stdout=out)
+    printed = json.loads(out.getvalue())
+    assert set(printed) == {"context", "tokens", "items", "notices", "trace"}
+    assert printed["items"][0]["id"] == str(sister["lives"]) and printed["trace"]["rounds"] == 2
+
+
+def test_the_command_refuses_a_bad_turn_or_allowance(bank, tmp_path):
+    owner = f"{bank.principal.tenant_id}/{bank.principal.principal_id}"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"message": "hi"}))
+    with pytest.raises(CommandError, match="invalid turn"):
+        call_command("recall", "--context", str(bad), "--owner", owner, "--ceiling", "internal")
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"current_message": "hi"}))
+    with pytest.raises(CommandError, match="--max-items must be between 1 and 20"):
+        call_command("recall", "--context", str(good), "--owner", owner, "--ceiling", "internal", "--max-items", "21")
+    with pytest.raises(CommandError, match="exactly one"):
+        call_command("recall", "hi", "--context", str(good), "--owner", owner, "--ceiling", "internal")
