@@ -108,6 +108,9 @@ class ReconsolidationGroup(OwnedModel):
     reason = models.CharField(blank=True)
     lease_token = models.UUIDField(null=True, blank=True)
     leased_at = models.DateTimeField(null=True, blank=True)
+    # The slice (lease token) that last claimed it: that slice never claims it again, so a
+    # deferral or a failure backs off to the next slice (migration 0007).
+    claimed_slice_token = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -3,13 +3,25 @@
 The oldest pending group is claimed first (``recongroup_pending_by_age``), FOR UPDATE
 SKIP LOCKED so two claims never wait on or take the same group. A claim binds the group
 to the slice's lease token; any later write for it must present that same live token.
+It also records that token as the group's ``claimed_slice_token``, and a slice never
+claims a group it claimed before: a deferred or failed group backs off to the next slice.
 
 Outcomes: ``completed`` and ``no_change`` are terminal successes, ``stale`` is terminal
 (new source revisions make a new group), ``deferred`` (budget, pricing, evidence
 unavailable) returns the group to the queue without counting a failure, and ``failed``
 counts one failed attempt: the ``RECON_MAX_GROUP_ATTEMPTS``-th is a terminal, audited
 failure of that identical input. A crashed or released slice counts the same way
-(``leases.recover_dead_slices``).
+(``leases.recover_dead_slices``). With the back-off, one outage costs a group one attempt
+per slice, and its third failing slice ends it.
+
+A group that can never fit ends terminal with that reason instead of blocking the queue.
+``unfittable`` is that outcome when the caller knows it (the rules path: its own request's
+price is above the slice ceiling): ``failed`` at once, audited. A deferral whose reason
+*may* be that (``UNFITTABLE``: above the slice ceiling, or evidence over the request
+bounds — reasons a batch can also give a group only because of its siblings) counts one
+failed attempt instead of none: a group that fits alone goes through in a later slice,
+one that never fits ends ``failed`` with that reason after ``RECON_MAX_GROUP_ATTEMPTS``
+slices.
 """
 from __future__ import annotations
 
@@ -28,7 +40,11 @@ from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
-OUTCOMES = ("completed", "no_change", "stale", "deferred", "failed")
+OUTCOMES = ("completed", "no_change", "stale", "deferred", "failed", "unfittable")
+# Deferral reasons that say the group may never fit: above the slice ceiling
+# (``spend.reserve``, the request builder) or evidence over the request bounds.
+UNFITTABLE = frozenset({"above_slice_ceiling", "request_too_large", "excerpt_too_large", "event_parts_exceeded",
+                        "group_excerpts_exceeded"})
 _REASON = re.compile(r"^[a-z0-9_]*$")  # a reason code, any length (its column is unbounded)
 
 
@@ -50,12 +66,13 @@ def claim_group(principal: Principal, *, lease_token, now: datetime) -> Optional
         job = locked_job(principal, lease_token, now)
         group = (
             ReconsolidationGroup.objects.select_for_update(skip_locked=True)
-            .filter(policy=bounds.POLICY, state="pending").order_by("created_at", "id").first()
+            .filter(policy=bounds.POLICY, state="pending").exclude(claimed_slice_token=job.lease_token)
+            .order_by("created_at", "id").first()
         )
         if group is None:
             return None
         group.state = "leased"
-        group.lease_token = job.lease_token
+        group.lease_token = group.claimed_slice_token = job.lease_token
         group.leased_at = now
         group.attempt_count += 1
         group.updated_at = now
@@ -73,9 +90,13 @@ def finish_group(principal: Principal, group_lease: GroupLease, *, outcome: str,
     with owner_context(principal):
         locked_job(principal, group_lease.lease_token, now, job_id=None)
         group = locked_group(group_lease)
+        if outcome == "deferred" and reason in UNFITTABLE:
+            outcome = "failed"  # counted: after the last allowed attempt it ends terminal
         if outcome == "failed":
             fail_attempt(principal, group, reason or "failed", now)
             return group_view(principal, group)
+        if outcome == "unfittable":
+            outcome = "failed"  # terminal now: no slice could admit it
         if outcome == "deferred":
             group.state = "pending"
             group.lease_token = None

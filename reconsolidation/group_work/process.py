@@ -10,7 +10,8 @@ provider call inside a transaction:
    valid: the group is ``stale``, before any spend;
 2. reserve spend at ``RECON_RULES_CALL_USD`` under a request digest of the IDs,
    revisions, attempt and policy, with a content-free call audit (provider ``rules``).
-   A full budget defers the group (``deferred``: not a failure, not completion);
+   A full budget defers the group (``deferred``: not a failure, not completion; it backs
+   off to the next slice); a price above the slice ceiling can never fit: ``unfittable``;
 3. run the rules provider (pure, outside any transaction) and settle ``verified`` at the
    same amount — a provider crash settles ``unknown`` (full charge) and fails the group;
 4. commit each proposal (a savepoint each: a conflict rejects only that proposal) and
@@ -65,6 +66,7 @@ from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 _STALE = (StaleInputs,)
+ABOVE_SLICE_CEILING = "above_slice_ceiling"  # spend.reserve: this group's own request exceeds the slice budget
 
 
 def request_digest(group_lease: GroupLease) -> str:
@@ -137,8 +139,9 @@ def process_group(store: ReconsolidationStore, principal: Principal, group_lease
         reservation = store.reserve(principal, group_lease, request_digest=digest,
                                     maximum_usd=bounds.RECON_RULES_CALL_USD,
                                     call_audit=_call_audit(group_lease, digest, now), now=now)
-    except BudgetExhausted as error:
-        store.finish_group(principal, group_lease, outcome="deferred", reason=error.reason, now=now)
+    except BudgetExhausted as error:  # above the slice ceiling alone: no later slice admits it either
+        outcome = "unfittable" if error.reason == ABOVE_SLICE_CEILING else "deferred"
+        store.finish_group(principal, group_lease, outcome=outcome, reason=error.reason, now=now)
         return ()
     except ReconsolidationDisabled:  # switched off after the claim: admit no provider call
         store.finish_group(principal, group_lease, outcome="deferred", reason="disabled", now=now)

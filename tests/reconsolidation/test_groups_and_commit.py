@@ -1,5 +1,5 @@
-"""Queued model work and the minimal commit: oldest first, three failed attempts then a
-terminal audited failure, crash recovery counting as a failure, dedup by digest, and a
+"""Queued model work and the minimal commit: oldest first, three failed attempts (one per
+slice) then a terminal audited failure, crash recovery counting as a failure, dedup by digest, and a
 commit that rechecks revisions and the group's scoped fence under the owner lock."""
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ def bank(db):
 def queue(store, principal, lease, *memories, now):
     return store.queue_group(principal, lease_token=lease.lease_token, inputs=refs(*memories),
                              input_digest=input_digest(refs(*memories)), now=now)
+
+
+def next_slice(store, principal, lease, now):
+    store.release(principal, lease.lease_token, now=now)
+    return store.claim_due(principal, lease_owner="w", now=now)
 
 
 def test_the_group_digest_binds_sorted_ids_revisions_and_the_policy():
@@ -71,6 +76,7 @@ def test_three_failed_attempts_end_in_a_terminal_audited_failure(bank, enabled, 
         claimed = store.claim_group(principal, lease_token=lease.lease_token, now=day_one)
         assert claimed.group_id == group.id and claimed.attempt == attempt
         finished = store.finish_group(principal, claimed, outcome="failed", reason="provider_timeout", now=day_one)
+        lease = next_slice(store, principal, lease, day_one)  # a failed group backs off to the next slice
     assert (finished.state, finished.retry_count, finished.reason) == ("failed", 3, "provider_timeout")
     assert store.claim_group(principal, lease_token=lease.lease_token, now=day_one) is None
     assert queue(store, principal, lease, a, b, now=day_one).state == "failed"  # identical input stays failed
@@ -91,6 +97,8 @@ def test_deferral_returns_the_group_without_counting_a_failure(bank, enabled, st
     for _ in range(5):
         claimed = store.claim_group(principal, lease_token=lease.lease_token, now=day_one)
         deferred = store.finish_group(principal, claimed, outcome="deferred", reason="daily_budget", now=day_one)
+        assert store.claim_group(principal, lease_token=lease.lease_token, now=day_one) is None  # backed off
+        lease = next_slice(store, principal, lease, day_one)
     assert (deferred.state, deferred.retry_count, deferred.attempt_count) == ("pending", 0, 5)
 
 
