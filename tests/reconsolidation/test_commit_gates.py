@@ -55,16 +55,20 @@ def summary_bank(owner):
     return [original(owner, text, subject="weather") for text in SUMMARY]
 
 
-def rejected_summary(store, owner, memories, now):
+def rejected_summary(store, owner, memories, now, how="rejected"):
     (op,) = by_kind(process(store, owner, memories, now), "summarize_related")
-    reject(store, owner, op, now)
+    if how == "rejected":
+        reject(store, owner, op, now)
+    else:
+        retire_not_true(store, owner, op, now)
     return op
 
 
+@pytest.mark.parametrize("how", ["rejected", "not_true"])
 @pytest.mark.parametrize("support", ["subset", "superset", "copies", "copied_subset"])
-def test_a_rejected_summary_does_not_return_over_other_support(owner, enabled, store, day_one, support):
+def test_a_rejected_summary_does_not_return_over_other_support(owner, enabled, store, day_one, support, how):
     a, b, c = summary_bank(owner)
-    rejected_summary(store, owner, [a, b, c], day_one)
+    rejected_summary(store, owner, [a, b, c], day_one, how)
     later = day_one + timedelta(days=1)
     if support == "subset":
         memories = [a, b]
@@ -156,3 +160,13 @@ def test_a_hypothesis_worded_as_a_rejected_claim_is_refused(owner, enabled, stor
     services.memory_reject(principal=owner, memory_id=said.id, now=day_one)
     with pytest.raises(ProposalRefused, match="claim_rejected_by_owner"):
         connect(store, owner, [a, b], day_one, text="The owner is a morning person.")
+
+
+def test_approval_is_gated_too_a_proposal_over_a_claim_rejected_since_is_refused(owner, enabled, store, day_one):
+    a = original(owner, "The owner prefers Celsius.", subject="units")
+    b = original(owner, "The owner prefers Celsius.", subject="units")
+    copy = original(owner, "The owner prefers Celsius.", subject="units")
+    (op,) = by_kind(process(store, owner, [a, b], day_one), "merge_equivalent")
+    services.memory_reject(principal=owner, memory_id=copy.id, now=day_one)  # the same claim, not a source
+    with pytest.raises(ProposalRefused, match="claim_rejected_by_owner"):
+        store.approve(owner, op.id, expected_revision=op.revision, idempotency_key="approve-merge", now=day_one)
