@@ -2,7 +2,7 @@
 parts of a URL: no statement, subject or search text ever appears in one."""
 from django.urls import path
 
-from review_ui import views
+from review_ui import memory_views, views
 
 app_name = "review"
 
@@ -12,6 +12,11 @@ urlpatterns = [
     path("journal/bulk/preview", views.bulk_preview, name="bulk-preview"),
     path("journal/bulk/apply", views.bulk_apply, name="bulk-apply"),
     path("ask", views.ask, name="ask"),
+    path("memories", memory_views.browse, name="memories"),
+    path("memories/<uuid:memory_id>", memory_views.original_page, name="original"),
+    path("memories/<uuid:memory_id>/<str:action>", memory_views.original_action, name="original-action"),
+    path("conversations/<uuid:session_id>/erase", memory_views.erase_session, name="erase-session"),
+    path("account/erase", memory_views.erase_account, name="erase-account"),
     path("sign-in", views.sign_in, name="sign-in"),
     path("sign-out", views.sign_out, name="sign-out"),
     path("assets/<str:name>", views.asset, name="asset"),
