@@ -116,3 +116,17 @@ def test_commit_accepts_a_group_after_an_unrelated_erasure_moved_the_owner_fence
     assert op.state == "proposed"
     with owner_context(owner):
         assert fences.touched_since_read(owner, claimed.inputs) is None
+
+
+def test_a_claimed_group_completes_through_a_model_provider_after_an_unrelated_erasure(owner, enabled, store, day_one,
+                                                                                      settings):
+    from evals.reconsolidation.responder import HeuristicResponder
+
+    settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    (a, b, c), claimed = claimed_three(owner, store, day_one)
+    other = original(owner, "The owner keeps a cat.", subject="pets")
+    services.memory_erase(principal=owner, memory_id=other.id, now=day_one)
+    responder = HeuristicResponder()
+    ops = process_group(store, owner, claimed, now=day_one, provider=responder)
+    assert responder.requests == 2 and {op.kind for op in ops} >= {"merge_equivalent", "summarize_related"}
+    assert state_of(owner, claimed.group_id)[0] == "completed"
