@@ -37,7 +37,9 @@ from typing import Any, Callable, Optional, Sequence
 
 from evals.reconsolidation import case_inputs, scorer
 
-VERSION = "reconsolidation-runner@2"  # @2: imports follow the by-stage layout; measures as @1
+# @2: imports follow the by-stage layout; measures as @1. @3: a slice's groups reach the
+# scripted/openai provider as one batch (one proposal, one verification per slice).
+VERSION = "reconsolidation-runner@3"
 REPO = Path(__file__).resolve().parents[2]
 # --corpus: v1 is frozen as published; v2 re-dates hypothesis support into the spec's 30-day
 # hypothesis window (evals/reconsolidation/README.md). Each version has its own manifest.
@@ -181,12 +183,6 @@ class RequestWatch:
             self.leaks += 1
             raise LabelLeak("a prepared request carries label values")  # the call is not made
 
-    def processor(self):
-        from functools import partial
-
-        from reconsolidation.group_work.process import process_group
-
-        return None if self.provider is None else partial(process_group, provider=self.provider)
 
 
 def validate(config: Configuration, corpus: dict) -> list[dict]:
@@ -288,7 +284,7 @@ def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Opti
     return approved
 
 
-def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, process=None) -> None:
+def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, provider=None) -> None:
     """Run the protocol's sweeps; with ``restart_after_operations`` the first sweep's worker
     stops after that many approved operations and a new worker resumes from stored state.
 
@@ -303,7 +299,7 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, p
         approved = 0
         for _ in range(MAX_SLICES_PER_SWEEP):
             run = driver.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now, monotonic=lambda: 0.0,
-                                   process=process)
+                                   provider=provider)
             limit = None
             if number == 1 and restart_after is not None:
                 limit = max(0, restart_after - approved)
@@ -397,7 +393,7 @@ def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, s
                 setattr(settings, name, value)
             watch = RequestWatch(case, provider)
             try:
-                _dream(principal, kinds, case["protocol"], instant, process=watch.processor())
+                _dream(principal, kinds, case["protocol"], instant, provider=watch.provider)
             except Exception:
                 if watch.leaks:  # the refused call may have failed the sweep first
                     raise LabelLeak(f"{watch.leaks} prepared request(s) of case {case['id']} carry label values")

@@ -29,6 +29,10 @@ renewal, cancellation, settlement within 5 s). Group outcomes, all content-free 
   offered group ``failed`` with the finite reason (the retry policy applies);
 * otherwise each group's accepted candidates and its completion commit together
   (``apply_review``): a candidate-local failure rejects only that candidate.
+
+Settlement and the call audit are per batch request (one reservation each); so is the
+stage decision each stage records (``spend.stage_decision``: prepared, deferred,
+invalid_response or reviewed, with its reason code and group/candidate counts).
 """
 from __future__ import annotations
 
@@ -115,6 +119,20 @@ def _with_sources(store: ReconsolidationStore, principal: Principal, leases: Seq
     return live
 
 
+class _Stages:
+    """The batch's stage decisions (``spend.stage_decision``), one per stage reached."""
+
+    def __init__(self, store: ReconsolidationStore, principal: Principal, slice_lease: GroupLease) -> None:
+        self.store, self.principal, self.lease_token = store, principal, slice_lease.lease_token
+
+    def __call__(self, stage: str, decision: str, now: datetime, reason: str = "", **counts: int) -> None:
+        self.store.stage_decision(self.principal, lease_token=self.lease_token, stage=stage, decision=decision,
+                                  reason=reason, counts=counts, now=now)
+
+    def stopped(self, stage: str, stop: _Stop, now: datetime, **counts: int) -> None:
+        self(stage, "invalid_response" if stop.outcome == "failed" else "deferred", now, stop.reason, **counts)
+
+
 def process_batch(store: ReconsolidationStore, principal: Principal, group_leases: Sequence[GroupLease],
                   provider: Provider, *, now: datetime) -> tuple[OperationView, ...]:
     """One proposal and one verification call for every claimed group of a slice; each
@@ -122,6 +140,7 @@ def process_batch(store: ReconsolidationStore, principal: Principal, group_lease
     live = _with_sources(store, principal, group_leases, now)
     if not live:
         return ()
+    decide = _Stages(store, principal, live[0])
     admission = ReconsolidationRequestAdmission(store, principal, provider.config)
     executor = ReconsolidationBatchExecutor(store, principal, provider)
     proposal = admission.admit_proposal(live, batch_id=uuid4(), now=now)
@@ -130,16 +149,20 @@ def process_batch(store: ReconsolidationStore, principal: Principal, group_lease
         if lease.group_id in dropped:
             _finish(store, principal, [lease], _stop_for(dropped[lease.group_id]), now)
     if isinstance(proposal, NotAdmitted):
+        decide("proposal", "deferred", now, proposal.reason, groups=len(live), groups_dropped=len(dropped))
         _finish(store, principal, [lease for lease in live if lease.group_id not in dropped], _stop_for(proposal), now)
         return ()
-    offered, instant = proposal.leases, now
+    offered, instant, stage = proposal.leases, now, "proposal"
+    decide(stage, "prepared", now, groups=len(offered), groups_dropped=len(dropped))
     try:
         run = _executed(executor.execute(proposal, now=instant))
         instant = run.finished_at
         parsed = proposal_reply(run.result, request=proposal.request, context=proposal.context)
         if not parsed.ok:  # a structure error (or no reply) refuses the whole batch
             raise _Stop("failed", run.result.reason if not run.result.ok else parsed.reason)
+        stage = "verification"
         checked = _admitted(admission.admit_verification(proposal, parsed, now=instant))
+        decide(stage, "prepared", instant, groups=len(offered), candidates=len(parsed.candidate_ids))
         run = _executed(executor.execute(checked, now=instant))
         instant = run.finished_at
         verdicts = verification_reply(run.result, prepared=checked.verification, parsed=parsed)
@@ -147,8 +170,11 @@ def process_batch(store: ReconsolidationStore, principal: Principal, group_lease
         if folded.refused:
             raise _Stop("failed", run.result.reason if not run.result.ok else folded.refused)
     except _Stop as stop:
+        decide.stopped(stage, stop, instant, groups=len(offered))
         _finish(store, principal, offered, stop, instant)
         return ()
+    decide("review", "reviewed", instant, groups=len(offered), accepted=len(folded.accepted),
+           rejected=len(folded.rejected))
     identity = model_identity(provider)
     recorded: list[OperationView] = []
     for lease in offered:

@@ -16,6 +16,11 @@
 * Lease-bound: reserve and settle need the slice's live lease token. The kill switch
   stops reservations (provider admission) but never settlement.
 
+* Stage decisions: beside the call audit, each batch stage records one immutable,
+  content-free decision (``stage_decision``): the stage, what was decided (``prepared``,
+  ``deferred``, ``invalid_response``, ``reviewed``), a finite reason code and bounded
+  group/candidate counts — under the slice's live lease, never a verdict on its own.
+
 No provider call happens inside these transactions; the call audit is closed and holds no
 prompt, response, source text, error message or credential.
 """
@@ -35,12 +40,18 @@ from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, Reserv
 from reconsolidation.errors import BudgetExhausted, Conflict, DuplicateReservation, Invalid, LeaseLost, NotFound
 from reconsolidation.pipeline.leases import require_enabled
 from reconsolidation.models import ReconsolidationSpend, ReconsolidationSpendDay
-from reconsolidation.rows import locked_group, locked_job, owner_fields
+from reconsolidation.rows import audit, locked_group, locked_job, owner_fields
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
+STAGES = ("proposal", "verification", "review")
+STAGE_DECISIONS = ("prepared", "deferred", "invalid_response", "reviewed")
+# Counts a stage decision may carry, each at most one batch's worth.
+STAGE_COUNTS = {"groups": bounds.RECON_SLICE_MAX_GROUPS, "groups_dropped": bounds.RECON_SLICE_MAX_GROUPS,
+                "candidates": bounds.RECON_SLICE_MAX_OPERATIONS, "accepted": bounds.RECON_SLICE_MAX_OPERATIONS,
+                "rejected": bounds.RECON_SLICE_MAX_OPERATIONS}
 
 
 def usd(value) -> Decimal:
@@ -163,3 +174,19 @@ def settle(
             ledger.updated_at = now
             ledger.save(update_fields=["charged_usd", "updated_at"])
         return _receipt(principal, row, released, ledger.charged_usd)
+
+
+def stage_decision(principal: Principal, *, lease_token: UUID, stage: str, decision: str, reason: str = "",
+                   counts: Optional[dict] = None, now: datetime) -> None:
+    """Record one batch stage's decision (content-free audit row ``batch_<stage>_<decision>``)."""
+    now = require_aware(now)
+    counts = dict(counts or {})
+    if stage not in STAGES or decision not in STAGE_DECISIONS:
+        raise Invalid("stage decision: a known stage and decision")
+    if not re.match(r"^[a-z0-9_]*$", reason):
+        raise Invalid("reason: a short reason code")
+    if any(name not in STAGE_COUNTS or not 0 <= value <= STAGE_COUNTS[name] for name, value in counts.items()):
+        raise Invalid("counts: bounded group and candidate counts of one batch")
+    with owner_context(principal):
+        job = locked_job(principal, lease_token, now)
+        audit(principal, f"batch_{stage}_{decision}", now, reason=reason, job_id=job.id, counts=counts)

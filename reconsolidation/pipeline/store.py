@@ -86,6 +86,11 @@ class ReconsolidationStore:
         return spend.settle(principal, reservation_id, outcome=outcome, actual_usd=actual_usd, lease_token=lease_token,
                             completion=completion, now=self._now(now))
 
+    def stage_decision(self, principal: Principal, *, lease_token: UUID, stage: str, decision: str, reason: str = "",
+                       counts: Optional[dict] = None, now: Optional[datetime] = None) -> None:
+        spend.stage_decision(principal, lease_token=lease_token, stage=stage, decision=decision, reason=reason,
+                             counts=counts, now=self._now(now))
+
     # --- operations ----------------------------------------------------------------------
     def commit(self, principal: Principal, group_lease: GroupLease, *, expected_inputs: Sequence[InputRef],
                expected_fence: int, proposal: Proposal, now: Optional[datetime] = None) -> OperationView:

@@ -10,7 +10,10 @@ record is labelled untrusted, and no tools are offered.
 Bounds are named settings: input tokens (one per UTF-8 byte of the complete request,
 ``RECON_REQUEST_MAX_INPUT_TOKENS``), output tokens, request bytes, bytes per excerpt, parts
 per event, excerpts per group and groups per batch. A source that does not fit **defers its
-group** with a finite reason — never a truncated citation — and valid siblings stay.
+group** with a finite reason — never a truncated citation — and valid siblings stay. A group
+that would fit alone but not beside the siblings already in the batch is ``batch_full``
+(transient: a later slice's batch takes it), not ``request_too_large``/``above_slice_ceiling``,
+which say the group cannot be sent in any batch.
 
 It performs no provider call, no database read and no write: the admission service owns the
 fresh re-check and the reservation of this exact digest.
@@ -250,6 +253,16 @@ def build_proposal_request(
 
     output_tokens = limit("RECON_REQUEST_MAX_OUTPUT_TOKENS")
     ceiling = Decimal(getattr(settings, "RECON_SLICE_BUDGET_USD", bounds.RECON_SLICE_BUDGET_USD))
+
+    def bound_refusal(trial_payloads: list[dict]) -> str:
+        """Why a request over these payloads would exceed a byte/token or price bound ("" if none)."""
+        trial = _body("proposal", batch_id, config, trial_payloads)
+        if not body_fits(trial):
+            return "request_too_large"
+        if maximum_cost_usd(config, input_tokens=len(trial), output_tokens=output_tokens) > ceiling:
+            return "above_slice_ceiling"
+        return ""
+
     scopes: dict[str, str] = {}
     payloads, contexts = [], []
     shared: dict[UUID, tuple] = {}  # memory -> (revision, statement): one snapshot per batch
@@ -261,11 +274,9 @@ def build_proposal_request(
                 seen = shared.get(memory.memory_id)
                 if seen is not None and seen != memory.model_dump():
                     raise GroupDeferred("snapshot_inconsistent")
-            trial = _body("proposal", batch_id, config, payloads + [payload])
-            if not body_fits(trial):
-                raise GroupDeferred("request_too_large")
-            if maximum_cost_usd(config, input_tokens=len(trial), output_tokens=output_tokens) > ceiling:
-                raise GroupDeferred("above_slice_ceiling")
+            too_much = bound_refusal(payloads + [payload])
+            if too_much:  # alone it may fit a later batch: only then is it merely crowded out
+                raise GroupDeferred("batch_full" if payloads and not bound_refusal([payload]) else too_much)
         except GroupDeferred as refused:
             deferred.append(Deferral(group_id=group.group_id, reason=refused.reason))
             continue

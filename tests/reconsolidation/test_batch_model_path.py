@@ -143,6 +143,9 @@ def test_a_group_refused_before_serialization_drops_out_while_its_siblings_go_on
     assert outcome(owner, kept) == ("completed", "")
     assert [{r.memory_id for r in op.inputs} for op in ops] == [{m.id for m in sibling}]
     assert responder.requests == 2 and responder.groups_offered() == [{kept.group_id}]
+    with owner_context(owner):
+        prepared = ReconsolidationAudit.objects.get(event="batch_proposal_prepared")
+    assert prepared.counts == {"groups": 1, "groups_dropped": 1 if refusal == "oversized_evidence" else 0}
     assert all([UUID(i) for i in s.call_audit["group_ids"]] == [kept.group_id] for s in spends(owner))
 
 
@@ -276,3 +279,23 @@ def test_an_overlapping_merge_on_the_model_path_is_replanned_as_the_union(owner,
     (op,) = process_batch(store, owner, [replanned], HeuristicResponder(), now=later)
     assert op.kind == "merge_equivalent" and {r.memory_id for r in op.inputs} == {a.id, b.id, c.id}
     assert approve(store, owner, op, later).state == "committed"  # supersedes {a, b}
+
+
+def test_a_stage_decision_is_closed_bounded_and_needs_the_live_lease(owner, enabled, store, day_one):
+    from reconsolidation.errors import Invalid, LeaseLost
+
+    original(owner, "The owner prefers Celsius.", subject="units")  # an owner with no original has no job
+    lease = store.claim_due(owner, lease_owner="batch", now=day_one)
+    decide = dict(lease_token=lease.lease_token, stage="proposal", decision="prepared", now=day_one)
+    store.stage_decision(owner, **decide, counts={"groups": bounds.RECON_SLICE_MAX_GROUPS})
+    for wrong in ({"stage": "answer"}, {"decision": "approved"}, {"reason": "Not a code"},
+                  {"counts": {"groups": bounds.RECON_SLICE_MAX_GROUPS + 1}}, {"counts": {"text": 1}}):
+        with pytest.raises(Invalid):
+            store.stage_decision(owner, **{**decide, **wrong})
+    store.release(owner, lease.lease_token, now=day_one)
+    with pytest.raises(LeaseLost):
+        store.stage_decision(owner, **decide)
+    with owner_context(owner):
+        (row,) = ReconsolidationAudit.objects.filter(event__startswith="batch_")
+    assert (row.event, row.job_id, row.counts) == ("batch_proposal_prepared", lease.job_id,
+                                                   {"groups": bounds.RECON_SLICE_MAX_GROUPS})

@@ -12,7 +12,9 @@ import uuid
 import pytest
 
 from reconsolidation import bounds
-from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend
+from reconsolidation.models import (
+    ReconsolidationAudit, ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend,
+)
 from reconsolidation.pipeline import driver
 from reconsolidation.providers.openai import forget_models_checks
 from tests.factories import T0, make_owner
@@ -67,18 +69,24 @@ def one_unknown_excerpt(stage, reply):
     return reply
 
 
-# mode -> (Answering options, chat requests, {group outcome (state, reason)}, operations recorded).
-# Answered, each group gets a summary and a connection: eight operations, the slice's bound.
+REVIEWED = ["batch_proposal_prepared", "batch_verification_prepared", "batch_review_reviewed"]
+# mode -> (Answering options, chat requests, {group outcome (state, reason)}, operations
+# recorded, the batch's stage decisions). Answered, each group gets a summary and a
+# connection: eight operations, the slice's bound.
 MODES = {
-    "answered": ({}, 2, {("completed", "")}, 8),
-    "no_change": ({"edit": only_no_change}, 2, {("no_change", "provider_no_change")}, 0),
-    "verifier_uncertain": ({"edit": all_uncertain}, 2, {("no_change", "proposals_refused")}, 0),
+    "answered": ({}, 2, {("completed", "")}, 8, REVIEWED),
+    "no_change": ({"edit": only_no_change}, 2, {("no_change", "provider_no_change")}, 0, REVIEWED),
+    "verifier_uncertain": ({"edit": all_uncertain}, 2, {("no_change", "proposals_refused")}, 0, REVIEWED),
     # the candidate citing an unknown excerpt alone is rejected; its group keeps its sibling
-    "candidate_local_failure": ({"edit": one_unknown_excerpt}, 2, {("completed", "")}, 7),
-    "proposal_structure_error": ({"edit": unknown_field}, 1, {("pending", "unknown_field")}, 0),
-    "verification_structure_error": ({"edit": verdict_missing}, 2, {("pending", "verdict_missing")}, 0),
-    "proposal_5xx": ({"fail_stage": "proposal"}, 1, {("pending", "http_server_error")}, 0),
-    "verification_5xx": ({"fail_stage": "verification"}, 2, {("pending", "http_server_error")}, 0),
+    "candidate_local_failure": ({"edit": one_unknown_excerpt}, 2, {("completed", "")}, 7, REVIEWED),
+    "proposal_structure_error": ({"edit": unknown_field}, 1, {("pending", "unknown_field")}, 0,
+                                 ["batch_proposal_prepared", "batch_proposal_invalid_response"]),
+    "verification_structure_error": ({"edit": verdict_missing}, 2, {("pending", "verdict_missing")}, 0,
+                                     REVIEWED[:2] + ["batch_verification_invalid_response"]),
+    "proposal_5xx": ({"fail_stage": "proposal"}, 1, {("pending", "http_server_error")}, 0,
+                     ["batch_proposal_prepared", "batch_proposal_invalid_response"]),
+    "verification_5xx": ({"fail_stage": "verification"}, 2, {("pending", "http_server_error")}, 0,
+                         REVIEWED[:2] + ["batch_verification_invalid_response"]),
 }
 
 
@@ -93,7 +101,7 @@ def openai(settings, monkeypatch):
 @pytest.mark.parametrize("mode", list(MODES))
 def test_a_slice_with_four_queued_groups_sends_at_most_one_proposal_and_one_verification(
         db, enabled, store, day_one, openai, mode):
-    options, requests, outcomes, recorded = MODES[mode]
+    options, requests, outcomes, recorded, decisions = MODES[mode]
     owner = make_owner()[0]
     memories = four_related_pairs(owner)
     openai.answer(Answering(openai, **options))
@@ -111,6 +119,7 @@ def test_a_slice_with_four_queued_groups_sends_at_most_one_proposal_and_one_veri
         groups = {row.id: (row.state, row.reason) for row in ReconsolidationGroup.objects.all()}
         spends = list(ReconsolidationSpend.objects.order_by("reserved_at", "id"))
         operations = ReconsolidationOperation.objects.count()
+        stages = list(ReconsolidationAudit.objects.filter(event__startswith="batch_").order_by("recorded_at", "id"))
     assert {uuid.UUID(p["group_id"]) for p in documents[0]["untrusted_data"]["groups"]} == set(groups)
     assert len(groups) == bounds.RECON_SLICE_MAX_GROUPS and set(groups.values()) == outcomes
     # one reservation per request, each naming the whole batch; one batch identity
@@ -119,4 +128,7 @@ def test_a_slice_with_four_queued_groups_sends_at_most_one_proposal_and_one_veri
     assert len({s.call_audit["batch_id"] for s in spends}) == 1
     assert {s.state for s in spends} <= {"settled", "unknown"}
     assert operations == recorded
+    # one content-free decision per stage reached, for the whole batch
+    assert sorted(a.event for a in stages) == sorted(decisions)
+    assert all(a.group_id is None and a.counts["groups"] == len(groups) for a in stages)
     assert all(op.kind != "no_change" for op in run.operations) and len(run.operations) == operations

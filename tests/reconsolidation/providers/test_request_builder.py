@@ -155,6 +155,14 @@ def test_default_bound_defers_a_group_that_needs_more_than_16384_bytes_and_keeps
     assert batch.request.input_tokens == len(batch.request.body) <= 16384
 
 
+def test_a_group_that_fits_alone_but_not_beside_its_siblings_is_batch_full_not_too_large(settings):
+    first, second = simple_group("first"), simple_group("second")
+    settings.RECON_REQUEST_MAX_INPUT_TOKENS = prepared([second]).request.input_tokens + 8  # room for one group
+    batch = prepared([first, second])
+    assert reasons(batch) == {second.group_id: "batch_full"}  # transient: a later batch takes it
+    assert [g.group_id for g in batch.context.groups] == [first.group_id]
+
+
 def test_four_groups_per_batch_and_the_fifth_defers():
     groups = [simple_group(f"g{i}") for i in range(5)]
     batch = prepared(groups)
