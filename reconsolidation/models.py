@@ -42,7 +42,13 @@ DERIVED_STATUSES = ("active", "invalidated", "erased")
 BLOCK_REASONS = ("owner_undo", "owner_rejection")
 SPEND_STATES = ("reserved", "settled", "unknown")
 LANES = ("changed", "full")
-ANCHOR_OUTCOMES = ("grouped", "duplicate", "no_neighbours", "not_selected", "excluded")
+# ``queued``: scanned, and the generation's model lane has not reached it yet (it will).
+ANCHOR_OUTCOMES = ("grouped", "duplicate", "no_neighbours", "not_selected", "excluded", "queued")
+# Where a group came from: a neighbour lookup (model work) or the exact-key pass (no model).
+GROUP_ORIGINS = ("neighbours", "equivalence")
+# The model lane of a generation: from its rotated start key to the watermark, then from
+# the first key up to the start key, then done.
+MODEL_PHASES = (0, 1, 2)
 MONEY = {"max_digits": 14, "decimal_places": 8}
 
 
@@ -72,6 +78,13 @@ class ReconsolidationJob(OwnedModel):
     generation_started_at = models.DateTimeField(null=True, blank=True)
     # Changed lane: the last consumed change-journal seq.
     changed_cursor_seq = models.BigIntegerField(default=0)
+    # Model lane (migration 0006): the generation it belongs to (a new generation restarts
+    # it at the rotated start key), its phase and last creation_sequence, and how many
+    # anchors it has decided in that generation.
+    model_generation = models.PositiveIntegerField(default=0, db_default=0)
+    model_phase = models.PositiveSmallIntegerField(default=0, db_default=0)
+    model_cursor_sequence = models.BigIntegerField(default=0, db_default=0)
+    model_anchors = models.PositiveIntegerField(default=0, db_default=0)
     # Coverage counters of the current generation (scan and selection are reported apart).
     full_scanned = models.PositiveIntegerField(default=0)
     changed_scanned = models.PositiveIntegerField(default=0)
@@ -106,6 +119,8 @@ class ReconsolidationGroup(OwnedModel):
     attempt_count = models.PositiveSmallIntegerField(default=0)  # claims
     retry_count = models.PositiveSmallIntegerField(default=0)  # failed attempts
     reason = models.CharField(blank=True)
+    origin = models.CharField(max_length=12, choices=choices(GROUP_ORIGINS), default="neighbours",
+                              db_default="neighbours")
     lease_token = models.UUIDField(null=True, blank=True)
     leased_at = models.DateTimeField(null=True, blank=True)
     # The slice (lease token) that last claimed it: that slice never claims it again, so a
@@ -135,6 +150,9 @@ class ReconsolidationAnchorReceipt(OwnedModel):
     generation = models.PositiveIntegerField()
     # The last generation whose full lane visited this original (0: never).
     full_generation = models.PositiveIntegerField(default=0)
+    # The last generation whose model lane decided this original (0: never); a later scan
+    # visit in that generation keeps the model lane's outcome.
+    model_generation = models.PositiveIntegerField(default=0, db_default=0)
     outcome = models.CharField(max_length=15, choices=choices(ANCHOR_OUTCOMES))
     reason = models.CharField(blank=True)
     group_id = models.UUIDField(null=True, blank=True)
@@ -144,6 +162,24 @@ class ReconsolidationAnchorReceipt(OwnedModel):
         constraints = [
             models.UniqueConstraint(fields=["tenant_id", "principal_id", "policy", "memory_id"], name="reconreceipt_owner_memory_unique"),
         ]
+
+
+class ReconsolidationEquivalenceBacklog(OwnedModel):
+    """An exact-key set found by a slice and not yet planned: the durable carry-over of the
+    equivalence pass to the next slice. One row per equivalence digest (the generated
+    ``memory_memory.recon_equivalence_digest``, migration 0006). A digest of a short claim
+    can be confirmed by guessing, so the table is not staff readable."""
+
+    job = owner_fk("reconsolidation.ReconsolidationJob", "equivalence_backlog")
+    key_digest = models.CharField(max_length=64)
+    generation = models.PositiveIntegerField()
+    queued_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "key_digest"], name="reconequiv_owner_digest_unique"),
+        ]
+        indexes = [models.Index(fields=["tenant_id", "principal_id", "queued_at", "key_digest"], name="reconequiv_by_age")]
 
 
 class ReconsolidationOperation(OwnedModel):

@@ -2,8 +2,9 @@
 
 It mirrors ``leases.claim_due`` (which job the next slice would lease, or the generation a
 new due day would pin), ``inventory.plan_slice`` (the two bounded pages from that job's
-cursors) and ``grouping.select_groups`` (the groups the anchors would form), but takes no
-lease, no lock and queues nothing. Everything runs in one owner transaction that is
+cursors), ``grouping.select_groups`` (the groups the changed anchors would form) and the
+checkpoint's model lane (``inventory.walk_model_lane`` from the job's model cursor, on an
+unsaved copy of the job), but takes no lease, no lock and queues nothing. Everything runs in one owner transaction that is
 rolled back at the end, so even a bug here cannot leave a row behind.
 
 The result names anchor IDs, lanes, outcomes and content-free exclusion reasons, the
@@ -22,7 +23,10 @@ from django.db import connection, transaction
 from reconsolidation import bounds
 from reconsolidation.pipeline import grouping, inventory_sql as sql
 from reconsolidation.domain import Lane, Owned, Value
-from reconsolidation.pipeline.inventory import NO_BOUND, as_page, fetch_rows, pending_groups, split
+from reconsolidation.pipeline.inventory import (
+    MODEL_LANE_RESERVED_GROUPS, NO_BOUND, restart_model_lane_if_new, as_page, fetch_rows, model_lane_done, model_lane_passed,
+    pending_groups, split, walk_model_lane,
+)
 from reconsolidation.pipeline.leases import due_day_for, require_enabled, rotated_start_key
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob
 from reconsolidation.rows import owner_fields
@@ -30,7 +34,7 @@ from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import RUNTIME_ALIAS, owner_context
 
-AnchorOutcome = Literal["grouped", "duplicate", "no_neighbours", "not_selected", "excluded"]
+AnchorOutcome = Literal["grouped", "duplicate", "no_neighbours", "not_selected", "excluded", "queued"]
 
 
 class DryRunAnchor(Value):
@@ -95,6 +99,17 @@ def _next_cursors(principal: Principal, now: datetime) -> Optional[_Cursors]:
     )
 
 
+def _lane_job(principal: Principal, cursors: _Cursors) -> ReconsolidationJob:
+    """An unsaved job carrying the model lane the next slice would walk."""
+    job = None if cursors.new_generation else ReconsolidationJob.objects.filter(
+        policy=bounds.POLICY, full_generation=cursors.generation).order_by("-due_day").first()
+    if job is None:
+        job = ReconsolidationJob(**owner_fields(principal), full_generation=cursors.generation,
+                                 full_high_watermark=cursors.high_watermark, full_start_key=cursors.start_key)
+    restart_model_lane_if_new(job)
+    return job
+
+
 def dry_run_slice(principal: Principal, *, now: Optional[datetime] = None) -> DryRun:
     """Preview the next slice for ``principal``; writes nothing (see the module docstring)."""
     require_enabled()
@@ -143,6 +158,16 @@ def _preview(principal: Principal, now: datetime, limit: int) -> DryRun:
         want = min(bounds.RECON_SLICE_MAX_GROUPS, headroom)
         drafts, outcomes = grouping.select_groups(principal, anchors=ordered, start_key=cursors.start_key,
                                                   want=want, now=now)
+        lane_job = _lane_job(principal, cursors)
+        if not model_lane_done(lane_job):  # the changed lane leaves the model lane its reserved slots
+            kept = drafts[:bounds.RECON_SLICE_MAX_GROUPS - MODEL_LANE_RESERVED_GROUPS]
+            for draft in drafts[len(kept):]:
+                outcomes.pop(draft.anchor_id, None)
+            drafts = kept
+        model_drafts, decided = walk_model_lane(principal, lane_job, want=want - len(drafts),
+                                                seen={d.input_digest for d in drafts}, now=now)
+        drafts = drafts + model_drafts
+        outcomes.update({ref.memory_id: outcome for ref, outcome in decided})
         # One receipt per anchor; an original in both pages is the full lane's visit (as checkpoint records it).
         lanes = {ref.memory_id: lane for ref, lane in ordered}
         lanes.update({ref.memory_id: "full" for ref in pages[1].items})
@@ -151,8 +176,9 @@ def _preview(principal: Principal, now: datetime, limit: int) -> DryRun:
                 anchors.append(DryRunAnchor(memory_id=ref.memory_id, lane=lanes[ref.memory_id], outcome="excluded",
                                             reason=ref.reason))
             else:
+                later = lanes[ref.memory_id] == "full" or not model_lane_passed(lane_job, ref.creation_sequence)
                 anchors.append(DryRunAnchor(memory_id=ref.memory_id, lane=lanes[ref.memory_id],
-                                            outcome=outcomes.get(ref.memory_id, "not_selected")))
+                                            outcome=outcomes.get(ref.memory_id, "queued" if later else "not_selected")))
     return DryRun(
         **owner_fields(principal), due=True, leased_elsewhere=leased, generation=cursors.generation,
         new_generation=cursors.new_generation, generation_size=cursors.high_watermark, full_cursor=cursors.full_cursor,

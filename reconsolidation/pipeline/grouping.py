@@ -9,9 +9,11 @@ inside every probe, before any bound. At most ``RECON_GROUP_MAX_MEMBERS - 1`` ne
 are kept, ordered by subject/entity match, overlap score, the generation's rotated
 creation key and UUID; the anchor is appended. Nothing compares all pairs.
 
-Anchors are looked up in order (changed lane first) in batches of
-``RECON_NEIGHBOUR_BATCH_ANCHORS`` per statement, and lookup stops once the slice has its
-groups: the remaining anchors are left for the checkpoint to mark ``not_selected``.
+Anchors are looked up in order in batches of ``RECON_NEIGHBOUR_BATCH_ANCHORS`` per
+statement, and lookup stops once the slice has its groups. ``select_groups`` serves the
+changed lane (changed beliefs first); the full lane's anchors are reached by the model
+lane, which the checkpoint walks from the job's durable model cursor with ``decide``, so
+an anchor a slice cannot take stays queued (``queued``) instead of ``not_selected``.
 
 This module reads only; it never writes, never calls a provider, and returns IDs,
 revisions and digests — never text.
@@ -19,7 +21,7 @@ revisions and digests — never text.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Sequence
+from typing import Optional, Sequence
 from uuid import UUID
 
 from django.db import connection
@@ -51,48 +53,79 @@ def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: i
     return {anchor: sorted(rows, key=rotated) for anchor, rows in found.items()}
 
 
+def anchor_drafts(
+    principal: Principal, chunk: Sequence[tuple[SourceRef, str]], *, start_key: int, now: datetime,
+) -> dict[UUID, Optional[GroupDraft]]:
+    """anchor -> its candidate group (None: no neighbours) for one batch of eligible
+    anchors, in one neighbour statement. Caller holds the owner context."""
+    found = neighbours(principal, [ref.memory_id for ref, _ in chunk], start_key=start_key, now=now)
+    drafts: dict[UUID, Optional[GroupDraft]] = {}
+    for ref, lane in chunk:
+        rows = found.get(ref.memory_id, [])
+        if not rows:
+            drafts[ref.memory_id] = None
+            continue
+        inputs = sorted_inputs([
+            InputRef(memory_id=ref.memory_id, content_revision=ref.content_revision),
+            *(InputRef(memory_id=row[0], content_revision=row[4]) for row in rows),
+        ])
+        drafts[ref.memory_id] = GroupDraft(anchor_id=ref.memory_id, lane=lane, inputs=inputs,
+                                           input_digest=input_digest(inputs))
+    return drafts
+
+
+def known_digests(drafts: Sequence[Optional[GroupDraft]]) -> set[str]:
+    """The digests among ``drafts`` that some group of the owner already has."""
+    wanted = [draft.input_digest for draft in drafts if draft is not None]
+    if not wanted:
+        return set()
+    return set(ReconsolidationGroup.objects.filter(policy=bounds.POLICY, input_digest__in=wanted)
+               .values_list("input_digest", flat=True))
+
+
+def decide(
+    principal: Principal, candidates: Sequence[tuple[SourceRef, str]], *, start_key: int, want: int, now: datetime,
+    seen: set[str],
+) -> tuple[list[GroupDraft], dict[UUID, str]]:
+    """Look ``candidates`` (eligible, in priority order) up batch by batch until ``want``
+    new groups are found: the drafts and the outcome of every anchor decided (grouped,
+    duplicate, no_neighbours). Anchors after the last new group are left undecided.
+    ``seen`` holds the digests already drafted in this slice (updated). Caller holds the
+    owner context."""
+    drafts: list[GroupDraft] = []
+    outcomes: dict[UUID, str] = {}
+    if want <= 0:
+        return drafts, outcomes
+    batch = bounds.RECON_NEIGHBOUR_BATCH_ANCHORS
+    for start in range(0, len(candidates), batch):
+        chunk = candidates[start:start + batch]
+        found = anchor_drafts(principal, chunk, start_key=start_key, now=now)
+        existing = known_digests(list(found.values()))
+        for ref, _ in chunk:
+            draft = found[ref.memory_id]
+            if draft is None:
+                outcomes[ref.memory_id] = "no_neighbours"
+                continue
+            if draft.input_digest in existing or draft.input_digest in seen:
+                outcomes[ref.memory_id] = "duplicate"
+                continue
+            seen.add(draft.input_digest)
+            drafts.append(draft)
+            outcomes[ref.memory_id] = "grouped"
+            if len(drafts) >= want:
+                return drafts, outcomes
+    return drafts, outcomes
+
+
 def select_groups(
     principal: Principal, *, anchors: Sequence[tuple[SourceRef, str]], start_key: int, want: int, now: datetime,
 ) -> tuple[list[GroupDraft], dict[UUID, str]]:
-    """Up to ``want`` new groups for ``anchors`` (eligible ones, in priority order), and the
-    grouping outcome of every anchor looked at: grouped, duplicate or no_neighbours."""
+    """Up to ``want`` new groups for the slice's *changed* anchors (eligible ones, in
+    priority order), and the grouping outcome of every anchor looked at: grouped,
+    duplicate or no_neighbours. Full-lane anchors are the model lane's: the checkpoint
+    walks them from the job's model cursor (``inventory.model_lane``), so no anchor a slice
+    cannot take is a dead end."""
     now = require_aware(now)
-    drafts: list[GroupDraft] = []
-    outcomes: dict[UUID, str] = {}
-    seen: set[str] = set()
-    candidates = [(ref, lane) for ref, lane in anchors if ref.eligible]
-    batch = bounds.RECON_NEIGHBOUR_BATCH_ANCHORS
-    if want <= 0:
-        return drafts, outcomes
+    candidates = [(ref, lane) for ref, lane in anchors if ref.eligible and lane == "changed"]
     with owner_context(principal):
-        for start in range(0, len(candidates), batch):
-            chunk = candidates[start:start + batch]
-            found = neighbours(principal, [ref.memory_id for ref, _ in chunk], start_key=start_key, now=now)
-            proposals = {}
-            for ref, lane in chunk:
-                rows = found.get(ref.memory_id, [])
-                if not rows:
-                    continue
-                inputs = sorted_inputs([
-                    InputRef(memory_id=ref.memory_id, content_revision=ref.content_revision),
-                    *(InputRef(memory_id=row[0], content_revision=row[4]) for row in rows),
-                ])
-                proposals[ref.memory_id] = (lane, inputs, input_digest(inputs))
-            existing = set(ReconsolidationGroup.objects.filter(
-                policy=bounds.POLICY, input_digest__in=[p[2] for p in proposals.values()],
-            ).values_list("input_digest", flat=True)) if proposals else set()
-            for ref, _ in chunk:
-                proposal = proposals.get(ref.memory_id)
-                if proposal is None:
-                    outcomes[ref.memory_id] = "no_neighbours"
-                    continue
-                lane, inputs, digest = proposal
-                if digest in existing or digest in seen:
-                    outcomes[ref.memory_id] = "duplicate"
-                    continue
-                seen.add(digest)
-                drafts.append(GroupDraft(anchor_id=ref.memory_id, lane=lane, inputs=inputs, input_digest=digest))
-                outcomes[ref.memory_id] = "grouped"
-                if len(drafts) >= want:
-                    return drafts, outcomes
-    return drafts, outcomes
+        return decide(principal, candidates, start_key=start_key, want=want, now=now, seen=set())

@@ -23,24 +23,30 @@ No provider call happens here, and no source text leaves this module.
 """
 from __future__ import annotations
 
-from datetime import datetime
+import hashlib
+from datetime import datetime, timedelta
 from typing import Mapping, Optional, Sequence
 from uuid import UUID
 
 from django.db import connection
 
-from memory.services.owner_state import erasure_generation
+from memory.services.owner_state import erasure_generation, lock_owner
 from reconsolidation import bounds
-from reconsolidation.pipeline import inventory_sql as sql
+from reconsolidation.pipeline import grouping, inventory_sql as sql
 from reconsolidation.domain import (
-    Coverage, Group, GroupDraft, InputRef, SlicePlan, SliceReport, SourcePage, SourceRef, input_digest, sorted_inputs,
+    Coverage, Group, GroupDraft, GroupLease, InputRef, Proposal, SlicePlan, SliceReport, SourcePage, SourceRef,
+    input_digest, sorted_inputs,
 )
-from reconsolidation.errors import Conflict, Invalid, LeaseLost, QueueFull, StaleInputs
+from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, QueueFull, ReconsolidationError, StaleInputs
 from reconsolidation.models import (
-    GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob,
+    GROUP_ACTIVE_STATES, ReconsolidationBlock, ReconsolidationEquivalenceBacklog, ReconsolidationGroup,
+    ReconsolidationJob, ReconsolidationMember, ReconsolidationOperation,
 )
+from reconsolidation.providers import rules as rules_provider
 from reconsolidation.rows import audit, locked_job, owner_fields
-from reconsolidation.pipeline.sources import allowed_sensitivities
+from reconsolidation.rules.equivalence import creation_key, equivalence_classes
+from reconsolidation.pipeline.sources import allowed_sensitivities, current_sources, evidence_events
+from reconsolidation.writers import blocks, operations
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -48,6 +54,18 @@ from veetbot.rls import owner_context
 # The changed lane has no watermark: its pages end at the newest visible entry.
 NO_BOUND = 2**62
 _OUTCOMES_FROM_GROUPING = {"grouped", "duplicate", "no_neighbours"}
+
+# Bounds of this module's own (each derived from a reconsolidation@1 bound):
+# anchors the model lane may decide in one slice — as many as a slice may scan;
+MODEL_LANE_MAX_ANCHORS = bounds.RECON_SLICE_MAX_ANCHORS
+# group slots of a slice the changed lane leaves to the model lane while it has anchors
+# left, so a stream of changes cannot starve old memories of model work;
+MODEL_LANE_RESERVED_GROUPS = bounds.RECON_SLICE_MAX_GROUPS // 2
+# carried-over exact-key sets one slice examines — at least what one slice can add (one
+# per scanned anchor), so the backlog never outgrows the bank's sets;
+EQUIVALENCE_SETS_PER_SLICE = bounds.RECON_SLICE_MAX_ANCHORS
+# merges the equivalence pass may plan in one slice: the slice's operation budget.
+EQUIVALENCE_MERGES_PER_SLICE = bounds.RECON_SLICE_MAX_OPERATIONS
 _REASON = r"^[a-z0-9_]{0,40}$"
 
 
@@ -275,7 +293,7 @@ def coverage(principal: Principal, job: ReconsolidationJob) -> Coverage:
         full_scanned=job.full_scanned, changed_scanned=job.changed_scanned, excluded=job.excluded,
         scan_complete=scan_complete, groups_queued=job.groups_queued, not_selected=job.not_selected,
         groups_pending=pending, groups_processed=processed, groups_failed=failed,
-        model_complete=scan_complete and pending == 0 and job.not_selected == 0,
+        model_complete=scan_complete and pending == 0 and job.not_selected == 0 and model_lane_done(job),
     )
 
 
@@ -312,42 +330,317 @@ def _recomputed(principal: Principal, job: ReconsolidationJob, plan: SlicePlan, 
     return full, changed
 
 
+# --- The model lane ------------------------------------------------------------------
+# A generation's model lane walks its creation keys from the rotated start key to the
+# high watermark (phase 0), then from the first key up to the start key (phase 1); phase
+# 2 is done. A job carries the lane of one generation (``model_generation``): the first
+# checkpoint of a new generation restarts it, so the next generation starts elsewhere.
+
+def restart_model_lane_if_new(job: ReconsolidationJob) -> None:
+    """Restart the model lane when the job has moved to a new generation."""
+    if job.model_generation != job.full_generation:
+        job.model_generation = job.full_generation
+        job.model_phase = 0 if job.full_high_watermark > 0 else 2
+        job.model_cursor_sequence = job.full_start_key - 1
+        job.model_anchors = 0
+
+
+def _model_phase_end(job: ReconsolidationJob) -> int:
+    return job.full_high_watermark if job.model_phase == 0 else job.full_start_key - 1
+
+
+def model_lane_done(job: ReconsolidationJob) -> bool:
+    return job.model_generation == job.full_generation and job.model_phase == 2
+
+
+def model_lane_passed(job: ReconsolidationJob, creation_sequence: int) -> bool:
+    """Whether this generation's model lane has already walked past ``creation_sequence``."""
+    if job.model_generation != job.full_generation or creation_sequence > job.full_high_watermark:
+        return job.model_generation == job.full_generation and job.model_phase == 2
+    if job.model_phase == 2:
+        return True
+    if creation_sequence >= job.full_start_key:
+        return job.model_phase == 1 or creation_sequence <= job.model_cursor_sequence
+    return job.model_phase == 1 and creation_sequence <= job.model_cursor_sequence
+
+
+def walk_model_lane(
+    principal: Principal, job: ReconsolidationJob, *, want: int, seen: set[str], now: datetime,
+) -> tuple[list[GroupDraft], list[tuple[SourceRef, str]]]:
+    """Advance the job's model lane (caller holds the job lock and saves it): up to
+    ``want`` new groups for the oldest anchors after the model cursor, and every eligible
+    anchor decided on the way (grouped, duplicate, no_neighbours). The cursor stops just
+    before the first anchor left undecided, so nothing is skipped; at most
+    ``MODEL_LANE_MAX_ANCHORS`` rows are passed per slice. With no group slot the lane waits."""
+    drafts: list[GroupDraft] = []
+    decided: list[tuple[SourceRef, str]] = []
+    budget = MODEL_LANE_MAX_ANCHORS
+    while job.model_phase < 2 and budget > 0 and len(drafts) < want:
+        rows = fetch_rows(principal, "full", after=job.model_cursor_sequence, through=_model_phase_end(job),
+                          limit=min(bounds.RECON_NEIGHBOUR_BATCH_ANCHORS, budget), now=now)
+        if not rows:
+            job.model_phase, job.model_cursor_sequence = job.model_phase + 1, 0
+            if job.model_phase == 1 and job.full_start_key <= 1:
+                job.model_phase = 2
+            continue
+        refs = [SourceRef(memory_id=memory_id, creation_sequence=sequence, content_revision=revision,
+                          eligible=reason == "", reason=reason) for memory_id, sequence, revision, reason in rows]
+        found, outcomes = grouping.decide(principal, [(ref, "full") for ref in refs if ref.eligible],
+                                          start_key=job.full_start_key, want=want - len(drafts), now=now, seen=seen)
+        drafts.extend(found)
+        for ref in refs:
+            if ref.eligible and ref.memory_id not in outcomes:
+                break  # undecided: the next slice starts here
+            if ref.eligible:
+                decided.append((ref, outcomes[ref.memory_id]))
+            job.model_cursor_sequence = ref.creation_sequence
+            budget -= 1
+    job.model_anchors += len(decided)
+    return drafts, decided
+
+
+def _write_model_receipts(principal: Principal, job: ReconsolidationJob, decided: Sequence[tuple[SourceRef, str]],
+                          group_of: Mapping[UUID, UUID], now: datetime) -> None:
+    if not decided:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(sql.MODEL_RECEIPTS_UPSERT, {
+            **owner_fields(principal), "job_id": job.id, "policy": bounds.POLICY, "generation": job.full_generation,
+            "now": now, "memory_ids": [ref.memory_id for ref, _ in decided],
+            "revisions": [ref.content_revision for ref, _ in decided],
+            "outcomes": [outcome for _, outcome in decided], "reasons": ["" for _ in decided],
+            "group_ids": [group_of.get(ref.memory_id) for ref, _ in decided],
+        })
+
+
+# --- The equivalence pass ----------------------------------------------------------------
+# Exact-key duplicates need no model and no group slot. Every checkpoint carries the
+# digests of its scanned anchors that another eligible original shares into the durable
+# backlog (in the checkpoint's own transaction, with the cursors), then plans merges for
+# the oldest carried sets, each in its own short transaction through the writers
+# (``operations.commit``: owner lock, sources locked in UUID order, every gate), within
+# the slice's operation budget. What does not fit stays in the backlog for the next
+# slice of the same generation, and a generation completes only once it is empty.
+
+def _carry_exact_sets(principal: Principal, job: ReconsolidationJob, anchor_ids: Sequence[UUID], now: datetime) -> int:
+    """Backlog the digests of ``anchor_ids`` (eligible anchors) that another eligible
+    original shares. Caller holds the job lock. Returns how many digests were found."""
+    if not anchor_ids:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(sql.SHARED_DIGESTS, _params(principal, now, ids=list(anchor_ids)))
+        digests = sorted(row[0] for row in cursor.fetchall())
+    ReconsolidationEquivalenceBacklog.objects.bulk_create([
+        ReconsolidationEquivalenceBacklog(**owner_fields(principal), job_id=job.id, key_digest=digest,
+                                          generation=job.full_generation, queued_at=now)
+        for digest in digests
+    ], ignore_conflicts=True)
+    return len(digests)
+
+
+def _exact_sets(principal: Principal, digests: Sequence[str], now: datetime) -> dict[str, list[tuple]]:
+    """digest -> the current eligible views of its members, each class by the full key
+    (the digest only finds candidates: ``equivalence_key`` decides)."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql.SET_MEMBERS, _params(principal, now, digests=list(digests),
+                                                members=bounds.RECON_GROUP_MAX_MEMBERS))
+        rows = cursor.fetchall()
+    refs = [InputRef(memory_id=memory_id, content_revision=revision) for _, memory_id, revision in rows]
+    views, _ = current_sources(principal, refs, now)
+    by_digest: dict[str, list] = {digest: [] for digest in digests}
+    for digest, memory_id, _ in rows:
+        if memory_id in views:
+            by_digest[digest].append(views[memory_id])
+    return {digest: [members for members in equivalence_classes(found) if len(members) >= 2]
+            for digest, found in by_digest.items()}
+
+
+def _already_settled(principal: Principal, classes: Sequence[tuple]) -> set[int]:
+    """Indexes of ``classes`` with nothing new to plan: a merge over exactly these inputs
+    exists in any state (proposed, committed, rejected, undone, ...), every member is
+    already in one active set, or an owner block matches the set."""
+    if not classes:
+        return set()
+    digests = [input_digest(sorted_inputs([view.ref for view in members])) for members in classes]
+    recorded = set(ReconsolidationOperation.objects.filter(
+        policy=bounds.POLICY, kind="merge_equivalent", input_digest__in=digests).values_list("input_digest", flat=True))
+    ids = [view.memory_id for members in classes for view in members]
+    holders: dict[UUID, UUID] = dict(ReconsolidationMember.objects.filter(member_id__in=ids, active=True)
+                                     .values_list("member_id", "operation_id"))
+    events = evidence_events(principal, ids)
+    signatures: list[set[str]] = []
+    for members in classes:
+        member_ids = [view.memory_id for view in members]
+        signatures.append({blocks.exact("merge_equivalent", member_ids)} | blocks.member_pairs(member_ids)
+                          | blocks.claim_event_pairs({v.memory_id: v.claim_sha256 for v in members}, events))
+    blocked = set(ReconsolidationBlock.objects.filter(
+        signature__in=sorted(set().union(*signatures))).values_list("signature", flat=True))
+    settled = set()
+    for index, members in enumerate(classes):
+        sets = {holders.get(view.memory_id) for view in members}
+        if digests[index] in recorded or (len(sets) == 1 and None not in sets) or signatures[index] & blocked:
+            settled.add(index)
+    return settled
+
+
+def _plan_merge(principal: Principal, lease_token: UUID, members: Sequence, now: datetime) -> str:
+    """One exact-key set as a merge through ``operations.commit``, in one transaction with
+    its (already finished) group: the outcome, or the reason it was refused (nothing then
+    remains of it). ``BudgetExhausted`` and ``LeaseLost`` propagate."""
+    refs = sorted_inputs([view.ref for view in members])
+    head = min(members, key=creation_key)
+    try:
+        with owner_context(principal):  # one transaction: a refusal leaves nothing of the set
+            lock_owner(principal)
+            job = locked_job(principal, lease_token, now)
+            fence = erasure_generation(principal)
+            group = ReconsolidationGroup.objects.create(
+                **owner_fields(principal), job_id=job.id, policy=bounds.POLICY, anchor_id=head.memory_id, lane="full",
+                origin="equivalence", input_ids=[ref.memory_id for ref in refs],
+                input_revisions=[ref.content_revision for ref in refs],
+                # Namespaced: a neighbour group over the very same inputs may exist as well.
+                input_digest=hashlib.sha256(f"equivalence\n{input_digest(refs)}".encode()).hexdigest(),
+                fence_generation=fence, state="leased", attempt_count=1, lease_token=job.lease_token, leased_at=now,
+                created_at=now, updated_at=now,
+            )
+            lease = GroupLease(
+                **owner_fields(principal), group_id=group.id, job_id=job.id, lease_token=job.lease_token,
+                inputs=tuple(refs), input_digest=group.input_digest, fence_generation=fence, attempt=1,
+                slice_deadline_at=job.slice_started_at + timedelta(seconds=bounds.RECON_SLICE_DEADLINE_SECONDS),
+                spend_day=job.slice_started_at.date(),
+            )
+            proposal = Proposal(kind="merge_equivalent", inputs=tuple(view.ref for view in sorted(members, key=creation_key)),
+                                model_identity=rules_provider.MODEL_IDENTITY, reason="equivalence_key")
+            view = operations.commit(principal, lease, expected_inputs=refs, expected_fence=fence, proposal=proposal,
+                                     now=now)
+            group.state, group.reason, group.finished_at, group.lease_token = "completed", "equivalence_key", now, None
+            group.save(update_fields=["state", "reason", "finished_at", "lease_token"])
+            return view.state
+    except (BudgetExhausted, LeaseLost):
+        raise
+    except StaleInputs:
+        return "stale"
+    except (Conflict, Invalid, ReconsolidationError) as error:  # refused: blocked, overlapping, duplicate, ...
+        return getattr(error, "reason", "") or "refused"
+
+
+def plan_equivalence_merges(principal: Principal, *, lease_token: UUID, now: datetime) -> dict[str, int]:
+    """Plan merges for the oldest carried-over exact-key sets within the slice's operation
+    budget; a set leaves the backlog once it is planned, settled or refused. Counts only."""
+    counts = {"examined": 0, "planned": 0, "settled": 0, "refused": 0, "carried": 0}
+    with owner_context(principal):
+        locked_job(principal, lease_token, now)
+        used = ReconsolidationOperation.objects.filter(slice_token=lease_token).count()
+        with connection.cursor() as cursor:
+            cursor.execute(sql.BACKLOG_PAGE, {"limit": EQUIVALENCE_SETS_PER_SLICE})
+            digests = [row[0] for row in cursor.fetchall()]
+        sets = _exact_sets(principal, digests, now) if digests else {}
+        candidates = [(digest, members) for digest in digests for members in sets.get(digest, [])]
+        settled = _already_settled(principal, [members for _, members in candidates])
+    room = min(EQUIVALENCE_MERGES_PER_SLICE, bounds.RECON_SLICE_MAX_OPERATIONS - used)
+    open_classes: dict[str, list] = {digest: [] for digest in digests}
+    for index, (digest, members) in enumerate(candidates):
+        if index in settled:
+            counts["settled"] += 1
+        else:
+            open_classes[digest].append(members)
+    done: list[str] = []
+    for digest in digests:  # oldest first; a set that does not fit waits, and so does the rest
+        if len(open_classes[digest]) > room:
+            break
+        exhausted = False
+        for members in open_classes[digest]:
+            try:
+                outcome = _plan_merge(principal, lease_token, members, now)
+            except BudgetExhausted:
+                exhausted = True
+                break
+            if outcome in ("proposed", "committed"):
+                counts["planned"] += 1
+                room -= 1
+            else:
+                counts["refused"] += 1
+        if exhausted:
+            break
+        counts["examined"] += 1
+        done.append(digest)
+    with owner_context(principal):
+        job = locked_job(principal, lease_token, now)
+        ReconsolidationEquivalenceBacklog.objects.filter(key_digest__in=done).delete()
+        counts["carried"] = ReconsolidationEquivalenceBacklog.objects.count()
+        if counts["examined"] or counts["carried"]:
+            audit(principal, "slice_equivalence", now, job_id=job.id, counts=counts)
+    return counts
+
+
 def checkpoint(
     principal: Principal, *, lease_token: UUID, plan: SlicePlan, groups: Sequence[GroupDraft] = (),
     outcomes: Optional[Mapping[UUID, str]] = None, now: datetime,
 ) -> SliceReport:
-    """Record the slice's outcome and advance the cursors, all in one transaction."""
+    """Record the slice's outcome and advance the cursors in one transaction; then plan
+    the carried exact-key merges (each its own transaction) and, once nothing of the
+    generation is left, complete the job."""
     now = require_aware(now)
     outcomes = dict(outcomes or {})
     if len(groups) > min(bounds.RECON_SLICE_MAX_GROUPS, plan.pending_headroom):
         raise Invalid(f"groups: at most {bounds.RECON_SLICE_MAX_GROUPS} per slice, within the pending cap")
     if any(outcome not in _OUTCOMES_FROM_GROUPING for outcome in outcomes.values()):
         raise Invalid("outcomes: grouped, duplicate or no_neighbours")
+    scanned = _checkpoint_inventory(principal, lease_token=lease_token, plan=plan, groups=groups, outcomes=outcomes,
+                                    now=now)
+    plan_equivalence_merges(principal, lease_token=lease_token, now=now)
+    with owner_context(principal):
+        job = locked_job(principal, lease_token, now)
+        if plan.paused:
+            return _report(principal, job, plan, paused=True, queued=(), tallies={}, completed=False)
+        queued, tallies, full, changed, scan_done = scanned
+        completed = scan_done and model_lane_done(job) and not ReconsolidationEquivalenceBacklog.objects.exists()
+        if completed and job.state != "completed":
+            job.state, job.completed_at = "completed", now
+            job.revision += 1
+            job.updated_at = now
+            job.save(update_fields=["state", "completed_at", "revision", "updated_at"])
+        return _report(principal, job, plan, paused=False, queued=tuple(queued), tallies=tallies,
+                       completed=completed, full=full, changed=changed)
+
+
+def _checkpoint_inventory(principal: Principal, *, lease_token: UUID, plan: SlicePlan, groups: Sequence[GroupDraft],
+                          outcomes: Mapping[UUID, str], now: datetime):
+    """The checkpoint's one transaction: receipts, queued groups (changed lane, then the
+    model lane), the carried exact-key sets and the cursors. None when paused."""
     with owner_context(principal):
         job = locked_job(principal, lease_token, now)
         if job.id != plan.job_id or job.full_generation != plan.generation:
             raise Conflict("generation_moved")
         if plan.paused:  # nothing consumed, nothing moves: the next slice replans
             audit(principal, "slice_paused", now, reason="pending_cap", job_id=job.id)
-            return _report(principal, job, plan, paused=True, queued=(), tallies={}, completed=False)
+            return None
         full, changed = _recomputed(principal, job, plan, now)
+        restart_model_lane_if_new(job)
 
         # One receipt per anchor; an original in both pages is the full lane's visit.
         anchors: dict[UUID, tuple[SourceRef, str]] = {ref.memory_id: (ref, "changed") for ref in changed.items}
         anchors.update({ref.memory_id: (ref, "full") for ref in full.items})
-        receipt: dict[UUID, tuple[str, str, Optional[UUID]]] = {}
-        for memory_id, (ref, _) in anchors.items():
-            if not ref.eligible:
-                receipt[memory_id] = ("excluded", ref.reason, None)
-            else:
-                receipt[memory_id] = (outcomes.get(memory_id, "not_selected"), "", None)
-
         for draft in groups:
             current = anchors.get(draft.anchor_id)
             if current is None or not current[0].eligible:
                 raise Invalid("groups: anchor is not an eligible anchor of this slice")
+        # The changed lane leaves the model lane its reserved slots while that has anchors left.
+        changed_room = len(groups) if model_lane_done(job) else min(
+            len(groups), bounds.RECON_SLICE_MAX_GROUPS - MODEL_LANE_RESERVED_GROUPS)
+        taken, dropped = list(groups[:changed_room]), {draft.anchor_id for draft in groups[changed_room:]}
+        receipt: dict[UUID, tuple[str, str, Optional[UUID]]] = {}
+        for memory_id, (ref, lane) in anchors.items():
+            if not ref.eligible:
+                receipt[memory_id] = ("excluded", ref.reason, None)
+            elif memory_id in outcomes and memory_id not in dropped:
+                receipt[memory_id] = (outcomes[memory_id], "", None)
+            else:
+                receipt[memory_id] = ("pending_decision", "", None)
+
         queued: list[UUID] = []
-        for draft, row, created, stale in _queue_many(principal, job, groups, now):
+        group_of: dict[UUID, UUID] = {}
+        for draft, row, created, stale in _queue_many(principal, job, taken, now):
             if stale:
                 receipt[draft.anchor_id] = ("not_selected", stale, None)
             elif created:
@@ -356,8 +649,26 @@ def checkpoint(
             else:
                 receipt[draft.anchor_id] = ("duplicate", "", row.id)
         for memory_id, (outcome, _, _) in receipt.items():
-            if outcome == "grouped" and memory_id not in {d.anchor_id for d in groups}:
+            if outcome == "grouped" and memory_id not in {d.anchor_id for d in taken}:
                 raise Invalid("outcomes: grouped without a queued group")
+
+        # The model lane takes the slots left, oldest anchors after its cursor first.
+        want = min(bounds.RECON_SLICE_MAX_GROUPS, plan.pending_headroom) - len(queued)
+        model_drafts, decided = walk_model_lane(principal, job, want=want,
+                                                seen={draft.input_digest for draft in taken}, now=now)
+        for draft, row, created, stale in _queue_many(principal, job, model_drafts, now):
+            if created:
+                queued.append(row.id)
+            if row is not None:
+                group_of[draft.anchor_id] = row.id
+        decided = [(ref, outcome if ref.memory_id in group_of or outcome != "grouped" else "not_selected")
+                   for ref, outcome in decided]
+        # Anchors no lane took this slice: queued while the model lane will still reach them.
+        for memory_id, (outcome, reason, group_id) in list(receipt.items()):
+            if outcome == "pending_decision":
+                ref, lane = anchors[memory_id]
+                later = lane == "full" or not model_lane_passed(job, ref.creation_sequence)
+                receipt[memory_id] = ("queued" if later else "not_selected", "", None)
 
         ids = list(receipt)
         with connection.cursor() as cursor:
@@ -370,8 +681,12 @@ def checkpoint(
                     "outcomes": [receipt[i][0] for i in ids], "reasons": [receipt[i][1] for i in ids],
                     "group_ids": [receipt[i][2] for i in ids],
                 })
+        _write_model_receipts(principal, job, decided, group_of, now)
         tallies = {name: sum(1 for o, _, _ in receipt.values() if o == name)
-                   for name in ("grouped", "duplicate", "no_neighbours", "not_selected", "excluded")}
+                   for name in ("grouped", "duplicate", "no_neighbours", "not_selected", "excluded", "queued")}
+        for name in ("grouped", "duplicate", "no_neighbours", "not_selected"):
+            tallies[name] += sum(1 for _, outcome in decided if outcome == name)
+        exact_sets = _carry_exact_sets(principal, job, [i for i, (ref, _) in anchors.items() if ref.eligible], now)
 
         job.full_cursor_sequence = full.next_cursor
         job.changed_cursor_seq = changed.next_cursor
@@ -380,23 +695,21 @@ def checkpoint(
         job.excluded += tallies["excluded"]
         job.groups_queued += len(queued)
         job.not_selected += tallies["not_selected"]
-        completed = job.full_cursor_sequence >= job.full_high_watermark and changed.exhausted and not _count(
+        scan_done = job.full_cursor_sequence >= job.full_high_watermark and changed.exhausted and not _count(
             sql.CHANGED_RANGE_COUNT, principal, after=job.changed_cursor_seq, through=NO_BOUND,
         )
-        if completed:
-            job.state = "completed"
-            job.completed_at = now
         job.revision += 1
         job.updated_at = now
         job.save(update_fields=[
             "full_cursor_sequence", "changed_cursor_seq", "full_scanned", "changed_scanned", "excluded",
-            "groups_queued", "not_selected", "state", "completed_at", "revision", "updated_at",
+            "groups_queued", "not_selected", "model_generation", "model_phase", "model_cursor_sequence",
+            "model_anchors", "revision", "updated_at",
         ])
         audit(principal, "slice_inventory", now, job_id=job.id, counts={
-            "full_anchors": full.entries, "changed_entries": changed.entries, "groups_queued": len(queued), **tallies,
+            "full_anchors": full.entries, "changed_entries": changed.entries, "groups_queued": len(queued),
+            "model_anchors": len(decided), "exact_sets": exact_sets, **tallies,
         })
-        return _report(principal, job, plan, paused=False, queued=tuple(queued), tallies=tallies, completed=completed,
-                       full=full, changed=changed)
+        return queued, tallies, full, changed, scan_done
 
 
 def _report(principal: Principal, job: ReconsolidationJob, plan: SlicePlan, *, paused: bool, queued: tuple,

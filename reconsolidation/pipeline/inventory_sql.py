@@ -118,12 +118,75 @@ CHANGED_RANGE_COUNT = f"""
 """
 
 # Model coverage: pending work of the owner, processed and failed groups of this job.
+# Exact-key groups of the equivalence pass never wait for a model and are not model work.
 GROUP_COUNTS = """
     SELECT (SELECT count(*) FROM reconsolidation_reconsolidationgroup
             WHERE policy = %(policy)s AND state IN ('pending', 'leased')),
            count(*) FILTER (WHERE state IN ('completed', 'no_change')),
            count(*) FILTER (WHERE state = 'failed')
-    FROM reconsolidation_reconsolidationgroup WHERE job_id = %(job_id)s
+    FROM reconsolidation_reconsolidationgroup WHERE job_id = %(job_id)s AND origin = 'neighbours'
+"""
+
+# --- The equivalence pass -------------------------------------------------------------
+# ``recon_equivalence_digest`` is a generated column of memory_memory (migration 0006);
+# these lookups use its partial index (owner, digest, creation order) with a plain
+# equality, which forced RLS admits as an index condition.
+LIVE = "erased_at IS NULL AND status = 'active'"
+
+# The digests of the given anchors that at least one other eligible original shares.
+SHARED_DIGESTS = f"""
+    SELECT DISTINCT a.recon_equivalence_digest
+    FROM memory_memory a
+    WHERE a.tenant_id = %(tenant_id)s AND a.principal_id = %(principal_id)s AND a.id = ANY(%(ids)s::uuid[])
+      AND a.erased_at IS NULL AND a.status = 'active'
+      AND EXISTS (
+          SELECT 1 FROM (
+              SELECT * FROM memory_memory
+              WHERE {OWNER} AND {LIVE} AND recon_equivalence_digest = a.recon_equivalence_digest AND id <> a.id
+          ) m
+          WHERE {EXCLUSION_REASON} = ''
+      )
+"""
+
+# The eligible members of each digest (oldest creation key first, at most %(members)s).
+SET_MEMBERS = f"""
+    SELECT d.digest, s.id, s.content_revision
+    FROM unnest(%(digests)s::text[]) AS d(digest)
+    CROSS JOIN LATERAL (
+        SELECT m.id, m.content_revision FROM (
+            SELECT * FROM memory_memory
+            WHERE {OWNER} AND {LIVE} AND recon_equivalence_digest = d.digest
+            ORDER BY creation_sequence, id
+        ) m
+        WHERE {EXCLUSION_REASON} = ''
+        ORDER BY m.creation_sequence, m.id
+        LIMIT %(members)s
+    ) s
+"""
+
+# The oldest carried-over sets of the owner (content-free digests only).
+BACKLOG_PAGE = """
+    SELECT key_digest FROM reconsolidation_reconsolidationequivalencebacklog
+    ORDER BY queued_at, key_digest LIMIT %(limit)s
+"""
+
+# --- The model lane -----------------------------------------------------------------
+# Receipts of anchors the model lane decided: the outcome and group, and the generation
+# whose model lane decided it. The scan's own columns (lane, full_generation) are left as
+# they are; a first receipt counts as a full-lane one not yet visited by the scan.
+MODEL_RECEIPTS_UPSERT = """
+    INSERT INTO reconsolidation_reconsolidationanchorreceipt AS r
+        (id, tenant_id, principal_id, job_id, policy, memory_id, content_revision, lane, generation,
+         full_generation, model_generation, outcome, reason, group_id, recorded_at)
+    SELECT gen_random_uuid(), %(tenant_id)s, %(principal_id)s, %(job_id)s, %(policy)s, u.memory_id,
+           u.content_revision, 'full', %(generation)s, 0, %(generation)s, u.outcome, u.reason, u.group_id, %(now)s
+    FROM unnest(%(memory_ids)s::uuid[], %(revisions)s::int[], %(outcomes)s::text[], %(reasons)s::text[],
+                %(group_ids)s::uuid[])
+         AS u(memory_id, content_revision, outcome, reason, group_id)
+    ON CONFLICT (tenant_id, principal_id, policy, memory_id) DO UPDATE SET
+        job_id = EXCLUDED.job_id, content_revision = EXCLUDED.content_revision, generation = EXCLUDED.generation,
+        model_generation = EXCLUDED.model_generation, outcome = EXCLUDED.outcome, reason = EXCLUDED.reason,
+        group_id = EXCLUDED.group_id, recorded_at = EXCLUDED.recorded_at
 """
 
 NEIGHBOURS = """
@@ -139,6 +202,11 @@ NEIGHBOURS = """
 ALLOCATORS = f"""
     SELECT next_creation_sequence - 1, next_journal_seq - 1 FROM memory_ownerlock WHERE {OWNER}
 """
+
+# A scan visit that finds an anchor ``queued`` after this generation's model lane already
+# decided it (at this revision) keeps the model lane's outcome.
+_KEPT = ("EXCLUDED.outcome = 'queued' AND r.model_generation = EXCLUDED.generation"
+         " AND r.content_revision = EXCLUDED.content_revision")
 
 # Upsert one receipt per anchor in one statement (one row per original, kept bounded).
 RECEIPTS_UPSERT = """
@@ -156,6 +224,8 @@ RECEIPTS_UPSERT = """
         job_id = EXCLUDED.job_id, content_revision = EXCLUDED.content_revision, lane = EXCLUDED.lane,
         generation = EXCLUDED.generation,
         full_generation = CASE WHEN EXCLUDED.lane = 'full' THEN EXCLUDED.generation ELSE r.full_generation END,
-        outcome = EXCLUDED.outcome, reason = EXCLUDED.reason, group_id = EXCLUDED.group_id,
+        outcome = CASE WHEN {kept} THEN r.outcome ELSE EXCLUDED.outcome END,
+        reason = CASE WHEN {kept} THEN r.reason ELSE EXCLUDED.reason END,
+        group_id = CASE WHEN {kept} THEN r.group_id ELSE EXCLUDED.group_id END,
         recorded_at = EXCLUDED.recorded_at
-"""
+""".format(kept=_KEPT)

@@ -10,16 +10,27 @@ valid_from and expiry. Provider similarity can never widen this.
 The canonical member of a class is the oldest immutable creation key, then the UUID, so
 every replay and every worker picks the same one. Pure functions over ``SourceView``
 values: no database, no clock.
+
+``key_digest`` is the same key as one SHA-256, the value the database keeps beside every
+original (``memory_memory.recon_equivalence_digest``, a generated column of migration
+0006, so it changes in the very statement that changes the row). The database computes
+it with ``reconsolidation_equivalence_digest``, a mirror of this function (same
+normalisation, same field order and encoding); ``tests/reconsolidation/
+test_equivalence_pass.py`` holds the two equal. The digest only *finds* candidate sets:
+every merge is still decided by ``equivalence_key`` over the current rows.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
-from typing import Iterable, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Iterable, Optional, Sequence
 
 from reconsolidation.pipeline.sources import SourceView
 
 _SPACE = re.compile(r"\s+")
+_MICROSECOND = timedelta(microseconds=1)
 
 # Every field (besides the normalised statement) whose inequality blocks a merge.
 KEY_FIELDS = (
@@ -35,6 +46,32 @@ def normalize(text: str) -> str:
 
 def equivalence_key(view: SourceView) -> tuple:
     return (normalize(view.statement), *(getattr(view, name) for name in KEY_FIELDS))
+
+
+# Versioned namespace of the digest: a change of the key is a new digest version.
+KEY_DIGEST_VERSION = "reconsolidation-equivalence@1"
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _instant_micros(value: Optional[datetime]) -> str:
+    """Microseconds since the epoch (exact; the database's extract(epoch) * 1e6), '' for None."""
+    if value is None:
+        return ""
+    return str((value - _EPOCH) // _MICROSECOND)
+
+
+def _field(value) -> str:
+    """One length-prefixed field: the concatenation of fields stays injective."""
+    text = ("t" if value else "f") if isinstance(value, bool) else (
+        _instant_micros(value) if isinstance(value, datetime) or value is None else str(value))
+    return f"{len(text)}:{text};"
+
+
+def key_digest(view: SourceView) -> str:
+    """SHA-256 (hex) of ``equivalence_key``: equal keys, equal digests."""
+    statement, *fields = equivalence_key(view)
+    encoded = KEY_DIGEST_VERSION + ";" + _field(statement) + "".join(_field(value) for value in fields)
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
 def creation_key(view: SourceView) -> tuple:

@@ -54,7 +54,7 @@ def test_every_scanned_anchor_gets_a_durable_receipt_even_without_neighbours(db,
     assert report.job_completed and report.coverage.scan_complete and report.groups_queued == ()
 
 
-def test_at_most_four_groups_of_at_most_32_members_and_overflow_is_not_selected(db, enabled, store, day_one):
+def test_at_most_four_groups_of_at_most_32_members_and_overflow_stays_queued(db, enabled, store, day_one):
     principal, _ = make_owner()
     ids = bulk_originals(principal, 100, at=T0, clusters=2)  # two subjects of 50 originals each
     ids += bulk_originals(principal, 24, at=T0 + timedelta(hours=1), clusters=12)  # and small subjects
@@ -67,8 +67,9 @@ def test_at_most_four_groups_of_at_most_32_members_and_overflow_is_not_selected(
     assert set(receipts) == set(ids)
     outcomes = [r.outcome for r in receipts.values()]
     assert outcomes.count("grouped") == len(groups) == len(report.groups_queued)
-    assert outcomes.count("not_selected") == report.not_selected > 0
-    assert report.coverage.not_selected == report.not_selected and not report.coverage.model_complete
+    # Overflow waits for the model lane of this generation (test_model_cursor.py), not a dead end.
+    assert outcomes.count("queued") > 0 and outcomes.count("not_selected") == report.not_selected == 0
+    assert report.coverage.not_selected == 0 and not report.coverage.model_complete
 
 
 def test_filters_precede_the_bound_and_planted_ineligible_rows_never_join_a_group(db, enabled, store, day_one):
