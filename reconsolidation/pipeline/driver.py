@@ -126,10 +126,11 @@ def _claim_batch(store: ReconsolidationStore, principal: Principal, lease: JobLe
     """The slice's batch: up to ``RECON_SLICE_MAX_GROUPS`` oldest queued groups."""
     claimed: list[GroupLease] = []
     while len(claimed) < bounds.RECON_SLICE_MAX_GROUPS:
-        if current() >= lease.slice_deadline_at:
+        instant = current()
+        if instant >= lease.slice_deadline_at:
             return claimed, "deadline"
         try:
-            group_lease = store.claim_group(principal, lease_token=lease.lease_token, now=current())
+            group_lease = store.claim_group(principal, lease_token=lease.lease_token, now=instant)
         except ReconsolidationDisabled:  # switched off mid-slice: admit nothing more
             return claimed, "disabled"
         if group_lease is None:

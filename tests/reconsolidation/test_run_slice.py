@@ -47,6 +47,44 @@ def test_a_slice_scans_queues_and_hands_at_most_four_groups_to_the_model_then_re
     assert store.claim_due(principal, lease_owner="next", now=day_one) is None  # idle: nothing due
 
 
+def test_without_a_per_group_processor_the_slice_hands_its_claimed_groups_to_one_batch(paired, enabled, store,
+                                                                                       day_one, settings):
+    from evals.reconsolidation.responder import HeuristicResponder
+    from reconsolidation.models import ReconsolidationSpend
+
+    settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
+    principal, _ = paired
+    responder = HeuristicResponder()
+    run = slice_now(store, principal, day_one, process=None, provider=responder)
+    assert run.groups_processed == bounds.RECON_SLICE_MAX_GROUPS and run.stopped == "max_groups"
+    assert responder.requests == 2  # one proposal and one verification for all four groups
+    with owner_context(principal):
+        states = set(ReconsolidationGroup.objects.values_list("state", flat=True))
+        audits = [s.call_audit for s in ReconsolidationSpend.objects.all()]
+    assert "leased" not in states  # every claimed group ended the slice with a durable outcome
+    proposal, verification = audits  # one reservation per request, each naming the whole batch
+    assert proposal["group_ids"] == verification["group_ids"] and proposal["batch_id"] == verification["batch_id"]
+    assert 1 <= len(proposal["group_ids"]) <= bounds.RECON_SLICE_MAX_GROUPS  # a group crowded out waits: batch_full
+
+
+def test_the_rules_provider_runs_every_claimed_group_of_the_batch(paired, enabled, store, day_one):
+    principal, _ = paired
+    run = slice_now(store, principal, day_one, process=None)  # the configured provider: rules
+    assert run.groups_processed == bounds.RECON_SLICE_MAX_GROUPS and run.stopped == "max_groups"
+    with owner_context(principal):
+        finished = ReconsolidationGroup.objects.exclude(state__in=("pending", "leased")).count()
+    assert finished == bounds.RECON_SLICE_MAX_GROUPS
+
+
+def test_no_group_of_the_batch_is_claimed_at_or_after_the_slice_deadline(paired, enabled, store, day_one):
+    principal, _ = paired
+    # reads: the start, the inventory, the renewal check; from the first claim on, the deadline
+    readings = iter([0.0] * 3 + [float(bounds.RECON_SLICE_DEADLINE_SECONDS)] * 100)
+    run = slice_now(store, principal, day_one, process=None, monotonic=lambda: next(readings))
+    assert run.stopped == "deadline" and run.groups_processed == 0
+    assert run.groups_pending == bounds.RECON_SLICE_MAX_GROUPS  # left for the next slice, not lost
+
+
 def test_nothing_due_or_a_lease_held_elsewhere_returns_none_and_writes_nothing(paired, enabled, store, day_one):
     principal, _ = paired
     held = store.claim_due(principal, lease_owner="other", now=day_one)
