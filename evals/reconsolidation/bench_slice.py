@@ -163,12 +163,25 @@ def build_owner(memories: int, seed: int, progress) -> tuple[object, dict, list]
     return principal, corpus, ids
 
 
-def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slices: Optional[int] = None) -> dict:
-    """Slices until the generation's scan is complete (or ``max_slices``); every sample kept."""
+def timed_slice(principal, store, now, durations: list, statements: list):
+    """One whole slice (``driver.run_slice``, model work without a model); its wall time
+    and SQL statement count are appended to ``durations`` and ``statements``."""
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
     from reconsolidation.pipeline import driver
+
+    reset_queries()  # the query log is a bounded deque: start each slice's count from empty
+    with CaptureQueriesContext(connection) as captured:
+        began = time.perf_counter()
+        run = driver.run_slice(principal, lease_owner="bench", store=store, now=now, process=no_provider)
+        durations.append((time.perf_counter() - began) * 1000)
+    statements.append(len(captured.captured_queries))
+    return run
+
+
+def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slices: Optional[int] = None) -> dict:
+    """Slices until the generation's scan is complete (or ``max_slices``); every sample kept."""
     from reconsolidation.pipeline.store import ReconsolidationStore
     from tests.reconsolidation.bulk import bulk_touch
 
@@ -181,14 +194,9 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         if busy and len(durations) % TOUCH_EVERY_SLICES == 0:
             bulk_touch(principal, ids[-TOUCH_NEWEST:], at=now)  # recent memories keep changing
         timer.take()  # the touch is not the slice's
-        reset_queries()  # the query log is a bounded deque: start each slice's count from empty
-        with CaptureQueriesContext(connection) as captured:
-            began = time.perf_counter()
-            run = driver.run_slice(principal, lease_owner="bench", store=store, now=now, process=no_provider)
-            durations.append((time.perf_counter() - began) * 1000)
+        run = timed_slice(principal, store, now, durations, statements)
         if run is None:
             raise RuntimeError("nothing was due: the benchmark expects a fresh owner")
-        statements.append(len(captured.captured_queries))
         spent = timer.take()
         for name in TimedStore.PHASES:
             phases[name].append(round(spent.get(name, 0.0), 3))
@@ -233,22 +241,40 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     return args
 
 
-def run(args: argparse.Namespace) -> dict:
+def start_bench() -> tuple[dict, datetime, tuple, object]:
+    """What a slice benchmark does first: Django, the code identity, processing switched on
+    in-process (it runs slices), the start instant and load average, a progress bar."""
     rpt.setup_django()
     code = rpt.code_identity()
     from django.conf import settings
+
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
+    return code, datetime.now(timezone.utc), os.getloadavg(), rpt.Progress()
+
+
+def server_version() -> str:
     from django.db import connection
 
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        return cursor.fetchone()[0]
+
+
+def machine(load_at_start: tuple, server: str) -> dict:
+    return {"cpus": os.cpu_count(), "load_average_at_start": load_at_start, "load_average_at_end": os.getloadavg(),
+            "python": platform.python_version(), "postgresql": server}
+
+
+def bounds_configuration() -> dict:
     from reconsolidation import bounds
 
-    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True  # the benchmark runs slices: processing on in-process
-    started = datetime.now(timezone.utc)
-    load_at_start = os.getloadavg()
-    progress = rpt.Progress()
+    return {name: str(getattr(bounds, name)) for name in dir(bounds) if name.startswith("RECON_")}
+
+
+def run(args: argparse.Namespace) -> dict:
+    code, started, load_at_start, progress = start_bench()
     with Database():
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW server_version")
-            server = cursor.fetchone()[0]
+        server = server_version()
         reference = None
         if args.reference:
             principal, corpus_ref, ids = build_owner(args.reference, args.seed, progress)
@@ -259,17 +285,13 @@ def run(args: argparse.Namespace) -> dict:
         principal, corpus, ids = build_owner(args.memories, args.seed, progress)
         rpt.note(f"N={args.memories}: imported in {corpus['import']['seconds']} s")
         main = measure(principal, ids, busy=args.busy, progress=progress, label=str(args.memories))
-    load_at_end = os.getloadavg()
     return {
         "kind": KIND, "started_at": started.isoformat(), "code": code,
         "configuration": {
             "memories": args.memories, "seed": args.seed, "reference_memories": args.reference,
             "busy_changes": args.busy, "touch_every_slices": TOUCH_EVERY_SLICES, "touch_newest": TOUCH_NEWEST,
             "slice_clock_start": NOW.isoformat(), "processor": "no_provider (every group no_change)",
-            "bounds": {name: str(getattr(bounds, name)) for name in dir(bounds) if name.startswith("RECON_")},
-            "machine": {"cpus": os.cpu_count(), "load_average_at_start": load_at_start,
-                        "load_average_at_end": load_at_end,
-                        "python": platform.python_version(), "postgresql": server},
+            "bounds": bounds_configuration(), "machine": machine(load_at_start, server),
         },
         "corpus": corpus,
         "result": {k: v for k, v in main.items() if k != "samples"},
