@@ -225,8 +225,11 @@ class CrashingStore(ReconsolidationStore):
 @pytest.mark.parametrize("point", ["proposal_settlement", "verification_settlement", "completion"])
 def test_a_crash_between_admission_and_completion_never_pays_twice_commits_twice_or_misreports(
         owner, enabled, day_one, point):
-    memories = equal_pair(owner, "The owner prefers Celsius.", "units") + equal_pair(
-        owner, "Cycling starts before eight.", "commute")
+    # related, not equal: model work (a summary and a connection each), not the equivalence pass
+    memories = [original(owner, "The owner prefers Celsius.", subject="units"),
+                original(owner, "Thermometers get read every morning.", subject="units"),
+                original(owner, "Cycling starts before eight.", subject="commute"),
+                original(owner, "The bike route follows the river.", subject="commute")]
     crashing = CrashingStore(point, clock=lambda: day_one)
     with pytest.raises(Crash):
         driver.run_slice(owner, lease_owner="dies", store=crashing, now=day_one, provider=priced())
@@ -246,9 +249,10 @@ def test_a_crash_between_admission_and_completion_never_pays_twice_commits_twice
         completed = ReconsolidationAudit.objects.filter(event="group_completed").count()
         rows = list(ReconsolidationSpend.objects.all())
         ledger = ReconsolidationSpendDay.objects.get()
-    # each merge committed exactly once; each group completed once, after one recorded failure
-    assert sorted(sorted(map(str, op.input_ids)) for op in ops) == sorted(
-        sorted(str(m.id) for m in memories[i:i + 2]) for i in (0, 2))
+    # each operation committed exactly once; each group completed once, after one recorded failure
+    assert sorted((op.kind, sorted(map(str, op.input_ids))) for op in ops) == sorted(
+        (kind, sorted(str(m.id) for m in memories[i:i + 2])) for i in (0, 2)
+        for kind in ("infer_connection", "summarize_related"))
     assert {(g.state, g.retry_count) for g in groups} == {("completed", 1)} and completed == 2
     # the crashed attempt's reservations: a settled one kept its bill; an unsettled one was
     # recovered as unknown at its full charge, never released for the retry

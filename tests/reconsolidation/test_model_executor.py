@@ -266,7 +266,9 @@ def test_shutdown_cancels_the_call_settles_it_and_admits_nothing_more(owner, ena
     assert (spend.state, spend.charged_usd) == ("unknown", spend.maximum_usd)
     assert spend.call_audit["completion"]["transport_outcome"] == "cancelled"
     assert group_row(owner) == ("pending", "shutdown")
-    again = store.claim_group(owner, lease_token=lease.lease_token, now=day_one)
+    store.release(owner, lease.lease_token, now=day_one)  # the next slice claims the deferred group again
+    later = store.claim_due(owner, lease_owner="w", now=day_one)
+    again = store.claim_group(owner, lease_token=later.lease_token, now=day_one)
     assert process_group(store, owner, again, now=day_one, provider=provider) == ()
     assert provider.calls == 1 and len(spends_of(owner)) == 1  # deferred at admission: nothing reserved
     assert group_row(owner) == ("pending", "shutdown")
@@ -332,7 +334,7 @@ def test_dream_once_runs_end_to_end_with_the_openai_provider_against_a_local_ser
     (line,) = [json.loads(text) for text in out.getvalue().splitlines() if text.strip()]
     assert line["groups_selected"] >= 1 and float(line["spend_usd"]) > 0
     kinds = sorted(op["kind"] for op in line["operations"])
-    assert "merge_equivalent" in kinds and {op["state"] for op in line["operations"]} == {"proposed"}
+    assert "summarize_related" in kinds and {op["state"] for op in line["operations"]} == {"proposed"}
     methods = [(m, path) for m, path, *_ in openai.requests]
     assert methods[0] == ("GET", "/v1/models") and methods.count(("GET", "/v1/models")) == 1
     assert methods.count(("POST", "/v1/chat/completions")) == 2  # one proposal, one verification for the slice
