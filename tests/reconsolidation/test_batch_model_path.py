@@ -303,3 +303,28 @@ def test_a_stage_decision_is_closed_bounded_and_needs_the_live_lease(owner, enab
         (row,) = ReconsolidationAudit.objects.filter(event__startswith="batch_")
     assert (row.event, row.job_id, row.counts) == ("batch_proposal_prepared", lease.job_id,
                                                    {"groups": bounds.RECON_SLICE_MAX_GROUPS})
+
+
+def test_the_kill_switch_before_a_group_commits_rolls_back_its_earlier_writes(owner, enabled, day_one):
+    switched = []
+
+    class SwitchingOff(ReconsolidationStore):
+        """Processing is switched off right after the group's first write."""
+
+        def commit(self, *args, **kwargs):
+            view = super().commit(*args, **kwargs)
+            enabled.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
+            switched.append(view.id)
+            return view
+
+    store = SwitchingOff(clock=lambda: day_one)
+    lease, claimed = claimed_batch(store, owner, [[
+        original(owner, "The owner prefers Celsius.", subject="units"),
+        original(owner, "Thermometers get read every morning.", subject="units")]], day_one)
+    assert process_batch(store, owner, claimed, HeuristicResponder(), now=day_one) == ()
+    assert switched  # a write happened inside the group's transaction, then admission was withdrawn
+    with owner_context(owner):
+        assert not ReconsolidationOperation.objects.exists()  # rolled back with the group's other writes
+        assert not ReconsolidationAudit.objects.filter(event="group_completed").exists()
+    assert outcome(owner, claimed[0]) == ("pending", "disabled")
+    assert {s.state for s in spends(owner)} == {"settled"}  # settlement is not withdrawn by the switch
