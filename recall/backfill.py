@@ -8,7 +8,11 @@ only for the exact revision it was computed from, so it never stands in for othe
 content. Retracted and deleted originals are never recalled and not embedded. A status
 change is a content change, so such an original becomes due again by itself.
 An encoder that is not local (``tuple.provider != "local"``) is given only originals at
-or below ``REMOTE_ENCODER_MAX_SENSITIVITY``: sensitive and restricted text stays local.
+or below ``REMOTE_ENCODER_MAX_SENSITIVITY``: sensitive and restricted text stays local; and
+every text it is given passes ``recall.egress`` first (residency pin, secret, credential,
+injection and sensitive-category refusal; a spend reservation per request against the daily
+ceiling). A refused text is skipped and counted (``skipped_egress``); a refused reservation
+stops the run (``stopped``: the ceiling), to resume another day.
 
 Order and fairness: oldest first, by (creation_sequence, id), from a cursor that only
 moves forward within a run, so new writes (which get higher sequences) never starve old
@@ -37,6 +41,7 @@ from pydantic import BaseModel, ConfigDict
 
 from memory import vocabulary
 from memory.models import Memory
+from recall import egress
 from recall.domain import memory_text
 from recall.encoders import Encoder, EncoderUnavailable
 from recall.models import MemoryVector
@@ -56,6 +61,7 @@ class BackfillReport(BaseModel):
     space: str
     embedded: int = 0
     skipped_stale: int = 0
+    skipped_egress: int = 0
     remaining: int = 0
     seconds: float = 0.0
     cursor: Optional[Cursor] = None
@@ -63,7 +69,8 @@ class BackfillReport(BaseModel):
 
     def summary(self) -> dict:
         """The command's JSON form."""
-        return {"embedded": self.embedded, "skipped_stale": self.skipped_stale, "remaining": self.remaining,
+        return {"embedded": self.embedded, "skipped_stale": self.skipped_stale,
+                "skipped_egress": self.skipped_egress, "remaining": self.remaining,
                 "seconds": round(self.seconds, 3), "space": self.space}
 
 
@@ -110,22 +117,26 @@ def backfill_vectors(
     total = vectors_due(principal=principal, encoder=encoder)
     if max_items is not None:
         total = min(total, max_items)
-    embedded = stale = done = 0
+    embedded = stale = done = refused = 0
     cursor, stopped = after, ""
+    sender = egress.guarded(encoder, principal)
     while max_items is None or done < max_items:
         limit = batch_items if max_items is None else min(batch_items, max_items - done)
         batch = _read_batch(principal, encoder, cursor, limit)
         if not batch:
             break
         texts = [memory_text(subject, statement) for _, _, subject, statement, _ in batch]
+        sendable = [(row, text) for row, text in zip(batch, texts) if not egress.refusal(encoder, text)]
+        refused += len(batch) - len(sendable)
         try:
-            vectors = encoder.encode(texts)  # outside any transaction: holds no lock, no snapshot
+            # outside any transaction: holds no lock, no snapshot
+            vectors = sender.encode([text for _, text in sendable]) if sendable else []
         except EncoderUnavailable as error:
             stopped = str(error)
             break
         rows = [
             (memory_id, revision, hashlib.sha256(text.encode()).hexdigest(), vector)
-            for (memory_id, revision, *_), text, vector in zip(batch, texts, vectors)
+            for ((memory_id, revision, *_), text), vector in zip(sendable, vectors)
         ]
         written, skipped = write_vectors(principal, rows, encoder.tuple)
         embedded += written
@@ -135,7 +146,7 @@ def backfill_vectors(
         if progress is not None:
             progress("embedding", min(done, total) if total else done, max(total, done))
     return BackfillReport(
-        space=space, embedded=embedded, skipped_stale=stale,
+        space=space, embedded=embedded, skipped_stale=stale, skipped_egress=refused,
         remaining=vectors_due(principal=principal, encoder=encoder),
         seconds=time.monotonic() - started, cursor=cursor, stopped=stopped,
     )

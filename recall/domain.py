@@ -23,8 +23,9 @@ Surface = Literal["api", "cli", "eval", "context", "dashboard"]  # who asked; re
 # Why the effective channel differs from the requested one ("" when it does not):
 # semantic_disabled (AGENT_MEMORY_SEMANTIC_ENABLED off), encoder_unavailable (no encoder,
 # or it failed or gave an unusable vector), recent_selection (the legacy mode has no
-# semantic arm). A fallback is never a dense observation.
-FallbackReason = Literal["", "semantic_disabled", "encoder_unavailable", "recent_selection"]
+# semantic arm), egress_refused (a remote encoder may not receive this query or its spend
+# ceiling is reached: recall.egress). A fallback is never a dense observation.
+FallbackReason = Literal["", "semantic_disabled", "encoder_unavailable", "recent_selection", "egress_refused"]
 # How the semantic arm searched ("" when it did not run): exact; hnsw; hnsw_short_exact —
 # HNSW came back with fewer than the arm limit and the arm searched again exactly
 # (``recall.arms.semantic_search``: another owner's vectors can never starve it).

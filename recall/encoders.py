@@ -223,7 +223,10 @@ class OpenAIEncoder:
 
     The provider publishes no model revision, so the space is bound to the endpoint:
     the same model name behind another base URL (a local vLLM, say) is another space.
+    It sends text over the network, so recall guards it (``recall.egress``).
     """
+
+    sends_text = True
 
     def __init__(
         self, *, base_url: Optional[str] = None, model: Optional[str] = None,

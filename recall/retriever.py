@@ -37,7 +37,7 @@ from django.conf import settings
 
 from memory import vocabulary
 from memory.domain import SourceRef
-from recall import arms, encoders, expansion, policy, query_cache, sql
+from recall import arms, egress, encoders, expansion, policy, query_cache, sql
 from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, Surface
 from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
@@ -70,7 +70,8 @@ def _usable(vector: Sequence[float], encoder) -> bool:
     )
 
 
-def _semantic(request: RecallRequest, requested: Channel, encoder) -> tuple[Channel, str, Any, Optional[list[float]]]:
+def _semantic(request: RecallRequest, requested: Channel, encoder, principal: Principal
+              ) -> tuple[Channel, str, Any, Optional[list[float]]]:
     """(effective channel, fallback reason, encoder, query vector) for this request."""
     if request.selection_mode == "recent":
         return "sparse", ("" if requested == "sparse" else "recent_selection"), None, None
@@ -83,8 +84,11 @@ def _semantic(request: RecallRequest, requested: Channel, encoder) -> tuple[Chan
             encoder = encoders.get_encoder()
         if encoder is None:
             return "sparse", "encoder_unavailable", None, None
-        # Through the bounded query-vector cache; a miss encodes (outside any transaction).
-        vector = list(query_cache.query_vector(encoder, request.query, SEMANTIC_POLICY))
+        # Through the bounded query-vector cache; a miss encodes (outside any transaction),
+        # a remote encoder only past the egress policy and a spend reservation.
+        vector = list(query_cache.query_vector(egress.guarded(encoder, principal), request.query, SEMANTIC_POLICY))
+    except egress.EgressRefused:
+        return "sparse", "egress_refused", None, None
     except encoders.EncoderUnavailable:
         return "sparse", "encoder_unavailable", None, None
     if not _usable(vector, encoder):
@@ -123,7 +127,7 @@ def recall(
     started = time.perf_counter()
     now = require_aware(now) if now is not None else utcnow()
     requested: Channel = request.channel or DEFAULT_CHANNEL
-    channel, fallback, encoder, query_vector = _semantic(request, requested, encoder)
+    channel, fallback, encoder, query_vector = _semantic(request, requested, encoder, principal)
     space = encoder.tuple.space if query_vector is not None else ""
 
     with owner_context(principal):

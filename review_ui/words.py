@@ -66,6 +66,7 @@ FALLBACK = {
     "semantic_disabled": "Search by meaning is switched off here, so this used keywords only.",
     "encoder_unavailable": "The meaning encoder could not be used, so this used keywords only.",
     "recent_selection": "This listed the newest memories instead of searching.",
+    "egress_refused": "The question could not be sent to the remote meaning encoder, so this used keywords only.",
 }
 RECORD_KIND = {
     "belief": "Original memory",

@@ -156,6 +156,11 @@ RECALL_OPENAI_BASE_URL = os.environ.get("RECALL_OPENAI_BASE_URL", "https://api.o
 RECALL_OPENAI_MODEL = os.environ.get("RECALL_OPENAI_MODEL", "text-embedding-3-small")
 RECALL_ENCODER_BATCH_ITEMS = 64
 RECALL_ENCODER_TIMEOUT_SECONDS = 30.0
+# A remote encoder (recall.egress): its host must be pinned here, and what one owner's text
+# may cost it per UTC day (price per million tokens of text-embedding-3-small).
+RECALL_ENCODER_RESIDENCY_PIN = os.environ.get("RECALL_ENCODER_RESIDENCY_PIN", "")
+RECALL_REMOTE_ENCODER_DAILY_USD = float(os.environ.get("RECALL_REMOTE_ENCODER_DAILY_USD", 2.0))
+RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS = float(os.environ.get("RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS", 0.02))
 RECALL_QUERY_CACHE_ENTRIES = 128
 RECALL_QUERY_CACHE_SECONDS = 300
 RECALL_BACKFILL_BATCH_ITEMS = 64

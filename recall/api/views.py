@@ -15,6 +15,8 @@ takes no Idempotency-Key, though it writes a content-free trace.
 """
 from __future__ import annotations
 
+from typing import get_args
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
@@ -27,7 +29,7 @@ from memory.api.views import OwnerApiView
 from recall import retriever
 from recall.api.inputs import QUERY_PATTERN, MemoryContext, MemorySearch  # noqa: F401 - QUERY_PATTERN re-exported
 from recall.context import planner
-from recall.domain import RecallRequest
+from recall.domain import FallbackReason, RecallRequest
 from veetbot.api_errors import ValidationFailed, problem
 from veetbot.clock import utcnow
 from veetbot.identity import SCOPE_READ
@@ -105,7 +107,7 @@ class RecallResultSerializer(serializers.Serializer):
     channel = serializers.ChoiceField(choices=CHANNELS, help_text="The channel that actually ran.")
     requested_channel = RequestedChannelField(help_text="The channel asked for: hybrid (when not given), dense or sparse.")
     fallback_reason = serializers.ChoiceField(
-        choices=("", "semantic_disabled", "encoder_unavailable", "recent_selection"),
+        choices=get_args(FallbackReason),
         help_text="Why channel differs from requested_channel; empty when it does not.",
     )
     selection_mode = serializers.ChoiceField(choices=("relevance", "recent"))
@@ -157,8 +159,7 @@ class ContextSearchSerializer(serializers.Serializer):
     round = serializers.IntegerField(min_value=1, max_value=2)
     trace_id = serializers.UUIDField(help_text="That search's own content-free recall trace.")
     channel = serializers.ChoiceField(choices=CHANNELS)
-    fallback_reason = serializers.ChoiceField(choices=("", "semantic_disabled", "encoder_unavailable",
-                                                       "recent_selection"))
+    fallback_reason = serializers.ChoiceField(choices=get_args(FallbackReason))
     returned = serializers.IntegerField(help_text="Items the search returned.")
     new = serializers.IntegerField(help_text="Of those, items no earlier search had found.")
     elapsed_ms = serializers.FloatField()

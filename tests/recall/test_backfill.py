@@ -349,7 +349,7 @@ def test_command_uses_the_configured_encoder_even_while_semantic_recall_is_off(d
     principal = owner_with(3)
     out, err = run("--owner", principal.label, "--json")
     summary = json.loads(out)
-    assert set(summary) == {"embedded", "skipped_stale", "remaining", "seconds", "space"}
+    assert set(summary) == {"embedded", "skipped_stale", "skipped_egress", "remaining", "seconds", "space"}
     assert (summary["embedded"], summary["skipped_stale"], summary["remaining"]) == (3, 0, 0)
     assert summary["space"] == OpenAIEncoder().tuple.space
     assert err == ""  # no progress bar when stderr is not a terminal

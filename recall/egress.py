@@ -1,0 +1,148 @@
+"""Egress of recall text to a remote encoder: query and backfill text pass the same local
+policy as reconsolidation's provider requests before they leave, and every remote request
+reserves its price against a daily ceiling first.
+
+* **Residency.** MiniLM runs in-process: nothing here applies to it. An endpoint on a
+  loopback address needs no pin (its content check and spend still apply: set its price to
+  0 for a free local server). Any other endpoint's host must be pinned exactly in
+  ``RECALL_ENCODER_RESIDENCY_PIN``; otherwise no text is sent.
+* **Content.** Text carrying a secret, a credential, an instruction aimed at a model or a
+  sensitive category (``reconsolidation.providers.egress.pattern_reason``) is not sent; a
+  backfill also keeps memories above ``internal`` local (``recall.backfill``).
+* **Spend.** Before a request, its estimated price (``ceil(UTF-8 bytes / 4)`` tokens per
+  text at ``RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS``) is reserved in the owner's
+  ``EncoderSpendDay`` row under the owner lock; past ``RECALL_REMOTE_ENCODER_DAILY_USD`` the
+  request is refused. After it, the reservation is lowered to the reported usage; a failed
+  or unanswered request keeps its reservation.
+
+A refusal is a finite reason code; the text that caused it is never logged or kept. A
+refused query runs sparse (``fallback_reason`` egress_refused); a refused backfill text is
+skipped and counted.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Optional, Sequence
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+
+from memory.services.owner_state import lock_owner
+from recall.encoders import EncoderUnavailable
+from recall.models import EncoderSpendDay
+from reconsolidation.providers.contract import residency_allowed
+from reconsolidation.providers.egress import pattern_reason
+from veetbot.clock import utcnow
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
+
+LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
+MILLION = Decimal(1_000_000)
+
+
+class EgressRefused(EncoderUnavailable):
+    """Recall text may not leave for this encoder; ``reason`` is a finite code."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"egress refused: {reason}")
+
+
+def residency(encoder) -> str:
+    """``local`` or ``remote:<host>`` for an encoder."""
+    if in_process(encoder):
+        return "local"
+    host = (urlsplit(getattr(encoder, "base_url", "")).hostname or "").lower()
+    return "local" if host in LOOPBACK_HOSTS else f"remote:{host}"
+
+
+def refusal(encoder, text: str) -> str:
+    """Why ``text`` may not be sent to ``encoder`` ("" when it may). The content patterns
+    apply to every endpoint, loopback ones too (a local port may forward anywhere); the
+    residency pin to the ones off this machine."""
+    if in_process(encoder):
+        return ""
+    if not residency_allowed(residency(encoder), settings.RECALL_ENCODER_RESIDENCY_PIN):
+        return "residency_not_allowed"
+    return pattern_reason(text) or ""
+
+
+def estimated_usd(texts: Sequence[str]) -> Decimal:
+    tokens = sum(math.ceil(len(t.encode("utf-8", "surrogatepass")) / 4) for t in texts)
+    return Decimal(tokens) * Decimal(str(settings.RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS)) / MILLION
+
+
+@dataclass(frozen=True)
+class Reservation:
+    day: datetime
+    usd: Decimal
+
+
+def reserve(principal: Principal, texts: Sequence[str], *, now: Optional[datetime] = None) -> Reservation:
+    """Reserve a request's estimated price, or refuse it (``spend_ceiling``)."""
+    now = now or utcnow()
+    usd = estimated_usd(texts)
+    ceiling = Decimal(str(settings.RECALL_REMOTE_ENCODER_DAILY_USD))
+    with owner_context(principal), transaction.atomic():
+        lock_owner(principal)
+        row, _ = EncoderSpendDay.objects.select_for_update().get_or_create(
+            tenant_id=principal.tenant_id, principal_id=principal.principal_id, day=now.date(),
+            defaults={"updated_at": now})
+        if row.spent_usd + usd > ceiling:
+            raise EgressRefused("spend_ceiling")
+        EncoderSpendDay.objects.filter(id=row.id).update(spent_usd=F("spent_usd") + usd, requests=F("requests") + 1,
+                                                         updated_at=now)
+    return Reservation(day=now.date(), usd=usd)
+
+
+def settle(principal: Principal, reservation: Reservation, usage_tokens: Optional[int]) -> None:
+    """Lower a reservation to the reported usage (never raise it: the estimate is the bound)."""
+    if usage_tokens is None:
+        return
+    actual = Decimal(usage_tokens) * Decimal(str(settings.RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS)) / MILLION
+    refund = reservation.usd - actual
+    if refund <= 0:
+        return
+    with owner_context(principal), transaction.atomic():
+        EncoderSpendDay.objects.filter(tenant_id=principal.tenant_id, principal_id=principal.principal_id,
+                                       day=reservation.day).update(spent_usd=F("spent_usd") - refund)
+
+
+class GuardedEncoder:
+    """An encoder whose every remote request passes the policy and the spend reservation.
+    The same space as the encoder it guards (cached vectors stay valid)."""
+
+    def __init__(self, inner, principal: Principal) -> None:
+        self.inner = inner
+        self.tuple = inner.tuple
+        self.principal = principal
+
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        texts = list(texts)
+        for text in texts:
+            reason = refusal(self.inner, text)
+            if reason:
+                raise EgressRefused(reason)
+        reservation = reserve(self.principal, texts)
+        before = getattr(self.inner, "usage_tokens", None)
+        vectors = self.inner.encode(texts)  # a failure keeps the reservation
+        after = getattr(self.inner, "usage_tokens", None)
+        settle(self.principal, reservation, after - before if isinstance(before, int) and isinstance(after, int)
+               and after > before else None)
+        return vectors
+
+
+def in_process(encoder) -> bool:
+    """Whether ``encoder`` computes in this process (it sends no text anywhere). An adapter
+    that sends text over the network says so with ``sends_text = True``."""
+    return not getattr(encoder, "sends_text", False)
+
+
+def guarded(encoder, principal: Principal):
+    """``encoder`` itself when it runs in-process, else guarded for ``principal``."""
+    return encoder if in_process(encoder) else GuardedEncoder(encoder, principal)
