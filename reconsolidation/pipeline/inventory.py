@@ -10,13 +10,23 @@
   successful full-lane slices however busy the journal is.
 * ``checkpoint`` is the one transaction that moves cursors. It recomputes both pages from
   the job's own cursors (a caller cannot skip or starve a lane), writes a receipt for every
-  scanned anchor — grouped, duplicate, no_neighbours, not_selected or excluded with a
-  content-free reason — queues at most ``RECON_SLICE_MAX_GROUPS`` groups, and only then
-  advances the cursors: every selected anchor has a durable outcome first.
+  scanned anchor — grouped, duplicate, no_neighbours, queued, not_selected or excluded
+  with a content-free reason — queues at most ``RECON_SLICE_MAX_GROUPS`` groups, and only
+  then advances the cursors: every selected anchor has a durable outcome first.
+* The model lane: the changed lane's anchors are grouped first (at most half the slots
+  while the model lane has anchors left); the slots left go to the job's durable model
+  cursor, which walks the generation's creation keys oldest first from its rotated start
+  key (wrapping once), within the pending cap. A scanned anchor no lane took is ``queued``
+  — the model lane reaches it later in the same generation — not ``not_selected``.
+* The equivalence pass: exact-key sets (``memory_memory.recon_equivalence_digest``) of the
+  slice's anchors are carried into a durable backlog with the cursors, then planned as
+  merges through ``writers.operations.commit`` within the slice's operation budget, the
+  rest carried to the next slice. No model and no group slot is involved.
+* A job completes when both scan lanes, the model lane and the backlog are done.
 * With ``RECON_PENDING_MAX_GROUPS`` groups awaiting the model, a slice is *paused*: it
-  consumes nothing and keeps both cursors.
+  consumes nothing and keeps every cursor (the equivalence backlog still drains).
 * Scan coverage and model coverage are reported apart; a scanned anchor that no model
-  looked at is ``not_selected``, never "done".
+  looked at is ``queued`` or ``not_selected``, never "done".
 
 Every statement is bounded by the slice, not the bank (see ``reconsolidation/pipeline/inventory_sql.py``).
 No provider call happens here, and no source text leaves this module.
@@ -34,7 +44,7 @@ from memory.services.owner_state import erasure_generation, lock_owner
 from reconsolidation import bounds
 from reconsolidation.pipeline import grouping, inventory_sql as sql
 from reconsolidation.domain import (
-    Coverage, Group, GroupDraft, GroupLease, InputRef, Proposal, SlicePlan, SliceReport, SourcePage, SourceRef,
+    Coverage, Group, GroupDraft, GroupLease, InputRef, OperationView, Proposal, SlicePlan, SliceReport, SourcePage, SourceRef,
     input_digest, sorted_inputs,
 )
 from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, QueueFull, ReconsolidationError, StaleInputs
@@ -43,7 +53,7 @@ from reconsolidation.models import (
     ReconsolidationJob, ReconsolidationMember, ReconsolidationOperation,
 )
 from reconsolidation.providers import rules as rules_provider
-from reconsolidation.rows import audit, locked_job, owner_fields
+from reconsolidation.rows import audit, locked_job, operation_view, owner_fields
 from reconsolidation.rules.equivalence import creation_key, equivalence_classes
 from reconsolidation.pipeline.sources import allowed_sensitivities, current_sources, evidence_events
 from reconsolidation.writers import blocks, operations
@@ -571,6 +581,15 @@ def plan_equivalence_merges(principal: Principal, *, lease_token: UUID, now: dat
         if counts["examined"] or counts["carried"]:
             audit(principal, "slice_equivalence", now, job_id=job.id, counts=counts)
     return counts
+
+
+def slice_operations(principal: Principal, lease_token: UUID) -> tuple[OperationView, ...]:
+    """Every operation recorded under one slice's lease — the equivalence pass's merges and
+    the model work's operations alike — oldest first, as content-free views: what a slice
+    reports as its operations."""
+    with owner_context(principal):
+        rows = ReconsolidationOperation.objects.filter(slice_token=lease_token).order_by("created_at", "id")
+        return tuple(operation_view(principal, row) for row in rows)
 
 
 def checkpoint(

@@ -21,6 +21,7 @@ from reconsolidation.models import (
     ReconsolidationBlock, ReconsolidationEquivalenceBacklog, ReconsolidationGroup, ReconsolidationOperation,
 )
 from reconsolidation.pipeline.driver import inventory_slice
+from reconsolidation.pipeline.inventory import slice_operations
 from reconsolidation.pipeline.sources import current_sources
 from reconsolidation.rules.equivalence import key_digest
 from tests.factories import T0, make_owner
@@ -157,16 +158,18 @@ def test_more_sets_than_the_operation_budget_are_carried_to_the_next_slices(owne
         for c in range(2):
             original(owner, f"Locker {k} code is private.", subject=f"locker {k}", at=T0 + timedelta(minutes=k + c),
                      valid_from=T0)
-    planned, carried, completed = [], [], []
+    planned, carried, completed, reported = [], [], [], []
     now = day_one
     for _ in range(3):
         report = one_slice(store, owner, now)
+        reported.append(len(slice_operations(owner, report.lease_token)))  # what the slice reports as its own
         planned.append(len(merges(owner)))
         carried.append(backlog(owner))
         completed.append(report.job_completed)
         now += timedelta(seconds=5)
     per_slice = bounds.RECON_SLICE_MAX_OPERATIONS
     assert planned == [per_slice, 2 * per_slice, sets]
+    assert reported == [per_slice, per_slice, sets - 2 * per_slice]
     assert carried == [sets - per_slice, sets - 2 * per_slice, 0]
     assert completed == [False, False, True]  # the generation waits for its carried sets
     with owner_context(owner):
