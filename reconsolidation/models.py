@@ -359,3 +359,15 @@ class ReconsolidationAudit(OwnedModel):
 
     class Meta:
         indexes = [models.Index(fields=["tenant_id", "principal_id", "recorded_at"], name="reconaudit_owner_time")]
+
+
+class DreamingPause(OwnedModel):
+    """The owner's pause of dreaming: while ``paused``, no worker claims or renews this
+    owner's lease (``pipeline.leases``). One row per owner, kept across resumes."""
+
+    paused = models.BooleanField(default=False)
+    changed_at = models.DateTimeField()
+    revision = models.PositiveIntegerField(default=1)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tenant_id", "principal_id"], name="dreamingpause_one_per_owner")]

@@ -25,6 +25,7 @@ from memory.errors import MemoryError_, NotFound
 from memory.models import Event, MemorySource
 from memory.services import ceilings, erasure
 from memory.services.receipts import request_sha256
+from reconsolidation.owner import pause
 from review_ui import memories, selectors, words
 from review_ui.forms import new_key
 from review_ui.security import clear_review_cookie, review_page
@@ -171,6 +172,21 @@ def erase_session(request: HttpRequest, session_id: UUID) -> HttpResponse:
                       status=400)
     log.info("review erase session=%s", session_id)
     return HttpResponseRedirect(f"{reverse('review:memories')}?feedback=session_erased", status=303)
+
+
+@require_POST
+@review_page
+def dreaming(request: HttpRequest) -> HttpResponse:
+    """Pause or resume dreaming for this owner; the form names the state wanted, so a
+    resubmission is harmless."""
+    wanted = request.POST.get("paused")
+    if not request.review.can_write:
+        return HttpResponse(READ_ONLY, status=403, content_type="text/plain")
+    if wanted not in ("true", "false"):
+        return HttpResponse("The request was malformed.", status=400, content_type="text/plain")
+    pause.set_paused(request.review.principal, wanted == "true")
+    log.info("review dreaming paused=%s", wanted)
+    return HttpResponseRedirect(reverse("review:journal"), status=303)
 
 
 @require_http_methods(["GET", "POST"])

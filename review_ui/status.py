@@ -23,6 +23,7 @@ from django.db.models.functions import TruncDate
 from reconsolidation import bounds as recon_bounds
 from reconsolidation import mode
 from reconsolidation.domain import Coverage
+from reconsolidation.owner import pause
 from reconsolidation.pipeline.inventory import coverage
 from reconsolidation.pipeline.leases import processing_enabled
 from reconsolidation.models import (
@@ -88,6 +89,8 @@ class Status:
     provider: str = "rules"
     scan_day: Optional[date] = None
     today: Optional[date] = None
+    paused: bool = False
+    paused_since: Optional[datetime] = None
 
     @property
     def paid(self) -> bool:
@@ -100,6 +103,8 @@ class Status:
 
     @property
     def processing_sentence(self) -> str:
+        if self.processing_enabled and self.paused:
+            return "You paused dreaming: nothing new is proposed until you resume it."
         if self.processing_enabled:
             return "Dreaming is on."
         return "Dreaming is switched off. History, review, undo and erasure still work."
@@ -169,7 +174,9 @@ def status(principal: Principal, *, now: Optional[datetime] = None) -> Status:
                    .annotate(n=Count("id")).values_list("day", "n"))
     days = tuple(DayPoint(day=d, spend_usd=spend.get(d, Decimal("0")), operations=ops.get(d, 0))
                  for d in (first + timedelta(days=i) for i in range(bounds.REVIEW_CHART_DAYS)))
+    paused = pause.state(principal)
     return Status(mode=_mode(), processing_enabled=processing_enabled(), slices=slices, coverage=cover,
+                  paused=paused.paused, paused_since=paused.changed_at if paused.paused else None,
                   spend_today_usd=spend.get(today, Decimal("0")),
                   daily_ceiling_usd=recon_bounds.RECON_DAILY_BUDGET_USD,
                   days=days, provider=getattr(settings, "AGENT_MEMORY_RECONSOLIDATION_PROVIDER", "rules"),

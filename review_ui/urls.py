@@ -17,6 +17,7 @@ urlpatterns = [
     path("memories/<uuid:memory_id>/<str:action>", memory_views.original_action, name="original-action"),
     path("conversations/<uuid:session_id>/erase", memory_views.erase_session, name="erase-session"),
     path("account/erase", memory_views.erase_account, name="erase-account"),
+    path("dreaming", memory_views.dreaming, name="dreaming"),
     path("sign-in", views.sign_in, name="sign-in"),
     path("sign-out", views.sign_out, name="sign-out"),
     path("assets/<str:name>", views.asset, name="asset"),

@@ -13,7 +13,7 @@ from django.db.utils import ProgrammingError
 from memory.models import Memory
 from reconsolidation.domain import input_digest
 from reconsolidation.models import (
-    DerivedMemory, ReconsolidationBlock, ReconsolidationGroup, ReconsolidationJob, ReconsolidationMember,
+    DerivedMemory, DreamingPause, ReconsolidationBlock, ReconsolidationGroup, ReconsolidationJob, ReconsolidationMember,
     ReconsolidationOperation,
 )
 from tests.factories import T0, make_owner
@@ -50,6 +50,7 @@ def populate(principal, store, now):
             confidence=0.5, evidence_at=T0, valid_from=T0, status="active", created_at=now, updated_at=now,
         )
         ReconsolidationBlock.objects.create(**owner, signature=digest("block"), reason="owner_undo", created_at=now)
+        DreamingPause.objects.create(**owner, paused=False, changed_at=now)  # a row, not a pause
     return a, b, lease, op
 
 
@@ -62,7 +63,7 @@ def count_raw(table, **where):
 
 def test_every_reconsolidation_table_is_owner_scoped_with_forced_rls(db):
     tables = {model._meta.db_table for model in recon_models()}
-    assert len(tables) == 11
+    assert len(tables) == 13
     with connection.cursor() as cursor:
         for model in recon_models():
             table = model._meta.db_table
