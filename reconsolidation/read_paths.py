@@ -26,7 +26,10 @@ SQL, before the item/token budget — and gets back the items to offer the budge
   a member suppressed in its favour, or a clause of a summary already selected). The
   owner's controls hold here too: a retired ("not true") summary, a restricted ("not
   here") one outside its own scope, and any summary matching an owner block are withheld.
-* Proposed, rejected, stale, invalidated and undone operations have no effect.
+* Proposed, rejected, stale, invalidated and undone operations have no effect, and neither
+  has one committed without owner review (unattended mode) while the unattended evidence
+  does not verify now: changing or losing the evidence file hides what it admitted until
+  new evidence passes.
 
 Switched off (``AGENT_MEMORY_RECONSOLIDATION_ENABLED`` false: the same switch hides
 derived recall and restores ordinary atomic recall, while history, undo and erasure keep
@@ -72,6 +75,7 @@ from django.db import connection
 
 from memory import vocabulary
 from recall.domain import RecallItem, RecallRequest, SummaryClause
+from reconsolidation import mode
 from reconsolidation.models import ReconsolidationBlock
 from reconsolidation.writers import blocks
 
@@ -112,10 +116,16 @@ _HIDDEN = """(
     OR m.id = ANY(%(exclude_ids)s::uuid[])
     OR (cardinality(%(belief_types)s::text[]) > 0 AND NOT (m.belief_type = ANY(%(belief_types)s::text[])))
 )"""
+# An operation committed without owner review (unattended mode leaves the audit event
+# operation_committed; an approval leaves operation_approved) counts only while the
+# unattended evidence verifies now (reconsolidation.mode.unattended_admitted).
+_REVIEWED_OR_ADMITTED = """(%(unattended_admitted)s OR NOT EXISTS (
+    SELECT 1 FROM reconsolidation_reconsolidationaudit u
+    WHERE u.operation_id = o.id AND u.event = 'operation_committed'))"""
 # Group state: today's, or that of the historical instant %(as_of)s.
-_LIVE_NOW = "o.state = 'committed'"
-_LIVE_AT = """(o.committed_at <= %(as_of)s AND (o.undone_at IS NULL OR o.undone_at > %(as_of)s)
-    AND (o.invalidated_at IS NULL OR o.invalidated_at > %(as_of)s))"""
+_LIVE_NOW = f"(o.state = 'committed' AND {_REVIEWED_OR_ADMITTED})"
+_LIVE_AT = f"""(o.committed_at <= %(as_of)s AND (o.undone_at IS NULL OR o.undone_at > %(as_of)s)
+    AND (o.invalidated_at IS NULL OR o.invalidated_at > %(as_of)s) AND {_REVIEWED_OR_ADMITTED})"""
 _MEMBER_NOW = "{x}.active"
 _MEMBER_AT = "({x}.created_at <= %(as_of)s AND ({x}.deactivated_at IS NULL OR {x}.deactivated_at > %(as_of)s))"
 
@@ -367,6 +377,7 @@ def reconsolidate(
         return None
     ranked = list(ranked[: RECON_RECALL_MAX_CANDIDATE_IDS])
     ids = [r.id for r in ranked]
+    params = {**params, "unattended_admitted": mode.unattended_admitted()}
     scores = {r.id: r.score for r in ranked}
     merges = merge_sets(params, ids) if ids else {}
     missing = sorted({m.canonical_id for m in merges.values()} - rows.keys(), key=str)
