@@ -39,7 +39,12 @@ from evals.reconsolidation import case_inputs, scorer
 
 # @2: imports follow the by-stage layout; measures as @1. @3: a slice's groups reach the
 # scripted/openai provider as one batch (one proposal, one verification per slice).
-VERSION = "reconsolidation-runner@3"
+# @4: probes recall as the product does at the evaluation instant (a current recall at the
+# fixed clock, through the reconsolidation read path: merge suppression, summaries and
+# connections render), where @1-@3 recalled with as_of, which turned that read path off, so
+# every arm rendered the same evidence; the report keeps every observation and the input
+# manifest (evals.reconsolidation.evidence) so admission can recompute it.
+VERSION = "reconsolidation-runner@4"
 REPO = Path(__file__).resolve().parents[2]
 # --corpus: v1 is frozen as published; v2 re-dates hypothesis support into the spec's 30-day
 # hypothesis window (evals/reconsolidation/README.md). Each version has its own manifest.
@@ -349,9 +354,9 @@ def _observe(case: dict, principal, inverse: dict, questions: dict, instant: dat
     try:
         evidence = []
         for probe_id, question in questions.items():
+            # A current recall at the fixed evaluation clock: what the API renders then.
             result = recall(principal=principal, surface="eval", now=instant, request=RecallRequest(
-                query=question, ceiling=RECALL_CEILING, max_items=RECALL_MAX_ITEMS, max_tokens=RECALL_MAX_TOKENS,
-                as_of=instant))
+                query=question, ceiling=RECALL_CEILING, max_items=RECALL_MAX_ITEMS, max_tokens=RECALL_MAX_TOKENS))
             evidence.append({"probe_id": probe_id, "text": result.rendered})
     finally:
         settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = previous
@@ -456,6 +461,7 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
     checked = Spend()  # prepared provider requests checked for label values (reservations = count)
     spend_by_arm = {arm: Spend() for arm in config.arms}
     per_arm: dict[str, list[dict]] = {arm: [] for arm in config.arms}
+    kept: dict[str, list[list[dict]]] = {arm: [] for arm in config.arms}  # every observation, per repeat
     cases_out: dict[str, dict] = {arm: {} for arm in config.arms}
     total = len(cases) * len(config.arms) * config.repeats
     done = 0
@@ -484,6 +490,7 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
                     progress(f"repeat {repeat} {arm}", done, total)
             report = _scored(corpus, cases, observations)
             per_arm[arm].append(report)
+            kept[arm].append(observations)
             for observation in observations:
                 entry = cases_out[arm].setdefault(observation["case_id"], {"failed": 0, "errors": [], "seconds": []})
                 entry["failed"] += int(observation["failed"])
@@ -498,9 +505,11 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
     splits = ("development", "holdout") if config.split == "both" else (config.split,)
     gate_results = {name: value for name, value in scorer.gates(arms).items() if name.split("/")[0] in splits}
     from django.conf import settings
+
+    from evals.reconsolidation.evidence import code_manifest
     return {
         "runner": VERSION,
-        "code": code,
+        "code": {**code, "files": code_manifest()},
         "pins": pins,
         "corpus": {"version": corpus["version"], "evaluation_instant": corpus["evaluation_instant"],
                    "cases": len(cases)},
@@ -518,6 +527,7 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
         "gates": {name: {"value": value["value"], "threshold": value["threshold"], "passed": value["passed"]}
                   for name, value in gate_results.items()},
         "passed": scorer.all_passed(gate_results),
+        "observations": kept,
     }
 
 

@@ -154,3 +154,23 @@ def test_openai_provider_is_refused_clearly_when_not_configured(settings):
     settings.VEETBOT_OPENAI_MODEL = ""
     with pytest.raises(runner.RunnerError, match="--provider openai: not configured"):
         runner.validate(config(provider="openai"), CORPUS)
+
+
+def test_the_arms_render_what_the_product_renders_so_a_merge_changes_the_evidence(db):
+    """Probes recall at the evaluation clock through the read path the API uses: in the
+    merge arm a merged class renders once, where the original arm renders every copy
+    (runner@1-@3 recalled with as_of, which turned that read path off: identical arms)."""
+    case = next(c for c in CORPUS["cases"] if c["id"] == "dev-identical_source_copies-1")
+    instant = runner._instant(CORPUS)
+    seen = {arm: runner.run_case(case, arm, instant=instant, namespace=runner.uuid.uuid4(), spend=runner.Spend())
+            for arm in ("original", "merge")}
+    assert seen["merge"]["merges"] and not seen["original"]["merges"]
+    citations = {arm: sum(e["text"].count("[m:") for e in o["rendered_evidence"]) for arm, o in seen.items()}
+    assert citations["merge"] < citations["original"], citations
+
+
+def test_a_report_keeps_every_observation_and_its_input_manifest(db):
+    report = runner.run(config())
+    assert [len(repeat) for repeat in report["observations"]["original"]] == [1]
+    assert report["observations"]["original"][0][0]["case_id"] == DEV[0]
+    assert "reconsolidation/read_paths.py" in report["code"]["files"]
