@@ -24,8 +24,8 @@ from reconsolidation import bounds
 from reconsolidation.pipeline import grouping, inventory_sql as sql
 from reconsolidation.domain import Lane, Owned, Value
 from reconsolidation.pipeline.inventory import (
-    MODEL_LANE_RESERVED_GROUPS, NO_BOUND, restart_model_lane_if_new, as_page, fetch_rows, model_lane_done, model_lane_passed,
-    pending_groups, split, walk_model_lane,
+    NO_BOUND, as_page, changed_lane_slots, fetch_rows, model_lane_passed, pending_groups, restart_model_lane_if_new,
+    split, walk_model_lane,
 )
 from reconsolidation.pipeline.leases import due_day_for, require_enabled, rotated_start_key
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob
@@ -156,14 +156,11 @@ def _preview(principal: Principal, now: datetime, limit: int) -> DryRun:
                     seen.add(ref.memory_id)
                     ordered.append((ref, page.lane))
         want = min(bounds.RECON_SLICE_MAX_GROUPS, headroom)
-        drafts, outcomes = grouping.select_groups(principal, anchors=ordered, start_key=cursors.start_key,
-                                                  want=want, now=now)
+        # The changed lane as ``grouping.select_groups`` takes it, with the slots the leased job would leave it.
         lane_job = _lane_job(principal, cursors)
-        if not model_lane_done(lane_job):  # the changed lane leaves the model lane its reserved slots
-            kept = drafts[:bounds.RECON_SLICE_MAX_GROUPS - MODEL_LANE_RESERVED_GROUPS]
-            for draft in drafts[len(kept):]:
-                outcomes.pop(draft.anchor_id, None)
-            drafts = kept
+        changed = [(ref, lane) for ref, lane in ordered if ref.eligible and lane == "changed"]
+        drafts, outcomes = grouping.decide(principal, changed, start_key=cursors.start_key,
+                                           want=changed_lane_slots(lane_job, want), now=now, seen=set())
         model_drafts, decided = walk_model_lane(principal, lane_job, want=want - len(drafts),
                                                 seen={d.input_digest for d in drafts}, now=now)
         drafts = drafts + model_drafts

@@ -29,7 +29,7 @@ from django.db import connection
 from reconsolidation import bounds
 from reconsolidation.pipeline import inventory_sql as sql
 from reconsolidation.domain import GroupDraft, InputRef, SourceRef, input_digest, sorted_inputs
-from reconsolidation.models import ReconsolidationGroup
+from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
 from reconsolidation.pipeline.sources import allowed_sensitivities
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
@@ -125,7 +125,11 @@ def select_groups(
     duplicate or no_neighbours. Full-lane anchors are the model lane's: the checkpoint
     walks them from the job's model cursor (``inventory.model_lane``), so no anchor a slice
     cannot take is a dead end."""
+    from reconsolidation.pipeline.inventory import changed_lane_slots  # (inventory imports this module)
+
     now = require_aware(now)
     candidates = [(ref, lane) for ref, lane in anchors if ref.eligible and lane == "changed"]
     with owner_context(principal):
-        return decide(principal, candidates, start_key=start_key, want=want, now=now, seen=set())
+        leased = ReconsolidationJob.objects.filter(policy=bounds.POLICY, lease_token__isnull=False).first()
+        return decide(principal, candidates, start_key=start_key, want=changed_lane_slots(leased, want), now=now,
+                      seen=set())

@@ -363,6 +363,16 @@ def model_lane_done(job: ReconsolidationJob) -> bool:
     return job.model_generation == job.full_generation and job.model_phase == 2
 
 
+def changed_lane_slots(job: Optional[ReconsolidationJob], want: int) -> int:
+    """The group slots of ``want`` the changed lane may take: all once the model lane is
+    done, else it leaves ``MODEL_LANE_RESERVED_GROUPS`` to it (no job: the lane is not done)."""
+    if job is not None:
+        restart_model_lane_if_new(job)
+        if model_lane_done(job):
+            return want
+    return min(want, bounds.RECON_SLICE_MAX_GROUPS - MODEL_LANE_RESERVED_GROUPS)
+
+
 def model_lane_passed(job: ReconsolidationJob, creation_sequence: int) -> bool:
     """Whether this generation's model lane has already walked past ``creation_sequence``."""
     if job.model_generation != job.full_generation or creation_sequence > job.full_high_watermark:
@@ -644,9 +654,7 @@ def _checkpoint_inventory(principal: Principal, *, lease_token: UUID, plan: Slic
             current = anchors.get(draft.anchor_id)
             if current is None or not current[0].eligible:
                 raise Invalid("groups: anchor is not an eligible anchor of this slice")
-        # The changed lane leaves the model lane its reserved slots while that has anchors left.
-        changed_room = len(groups) if model_lane_done(job) else min(
-            len(groups), bounds.RECON_SLICE_MAX_GROUPS - MODEL_LANE_RESERVED_GROUPS)
+        changed_room = changed_lane_slots(job, len(groups))
         taken, dropped = list(groups[:changed_room]), {draft.anchor_id for draft in groups[changed_room:]}
         receipt: dict[UUID, tuple[str, str, Optional[UUID]]] = {}
         for memory_id, (ref, lane) in anchors.items():

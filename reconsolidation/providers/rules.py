@@ -4,7 +4,10 @@
 and the default provider of the maintenance pipeline. It proposes only what local rules
 can establish:
 
-* ``merge_equivalent`` — one per equivalence class of two or more (``equivalence``);
+* ``merge_equivalent`` — one per equivalence class of two or more (``equivalence``). The
+  inventory's bank-wide equivalence pass plans the same merges without a group slot
+  (``pipeline.inventory.plan_equivalence_merges``); whichever is recorded first stands
+  and the other is refused by input idempotency (``duplicate_operation``);
 * ``flag_conflict`` — one per set of claims about the same thing (``conflict_key``: same
   subject, claim kind and scope, statements equal once numbers are masked and case folded)
   whose polarity differs or whose numbers differ (a value difference). It records the
