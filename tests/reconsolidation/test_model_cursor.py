@@ -15,10 +15,11 @@ import pytest
 from reconsolidation import bounds
 from reconsolidation.pipeline.driver import inventory_slice
 from memory.models import Memory
-from reconsolidation.pipeline.inventory import MODEL_LANE_MAX_ANCHORS, coverage
+from reconsolidation.models import ReconsolidationGroup
+from reconsolidation.pipeline.inventory import MODEL_LANE_MAX_ANCHORS, MODEL_LANE_RESERVED_GROUPS, coverage
 from reconsolidation.pipeline.leases import rotated_start_key
 from tests.factories import T0, make_owner
-from tests.reconsolidation.bulk import bulk_originals
+from tests.reconsolidation.bulk import bulk_originals, bulk_touch
 from tests.reconsolidation.helpers import drain, groups_of, job_of, receipts_of
 from tests.reconsolidation.test_equivalence_pass import one_slice
 from veetbot.rls import owner_context
@@ -101,3 +102,17 @@ def test_the_next_generation_starts_its_model_lane_at_the_rotated_start_key(owne
         sequences = dict(Memory.objects.values_list("id", "creation_sequence"))
     decided_now = sorted(sequences[r.memory_id] for r in receipts_of(owner).values() if r.model_generation == 2)
     assert decided_now == list(range(start, job.model_cursor_sequence + 1))
+
+
+def test_a_stream_of_changes_cannot_take_the_model_lanes_slots(owner, enabled, store, day_one):
+    ids = bulk_originals(owner, 200, at=T0, clusters=40)  # 40 subjects of 5: many groups to find
+    one_slice(store, owner, day_one)
+    now = day_one + timedelta(seconds=5)
+    bulk_touch(owner, ids[-120:], at=now)  # more changed anchors than the slice has group slots
+    cursor = job_of(owner).model_cursor_sequence
+    report = one_slice(store, owner, now)
+    with owner_context(owner):
+        lanes = list(ReconsolidationGroup.objects.filter(id__in=report.groups_queued).values_list("lane", flat=True))
+    assert lanes.count("changed") == bounds.RECON_SLICE_MAX_GROUPS - MODEL_LANE_RESERVED_GROUPS
+    assert lanes.count("full") == MODEL_LANE_RESERVED_GROUPS  # the model lane got its reserved slots
+    assert job_of(owner).model_cursor_sequence > cursor
