@@ -3,9 +3,11 @@
 Import a bank (operator command) -> Celery beat backfills vectors and runs dreaming on
 the workers -> the dashboard (headless Chromium) lists the proposals -> approve a merge
 and a summary in the browser -> search answers hybrid, one rendering per merge set, the
-summary only in slots the originals left -> undo the merge in the browser -> search renders both
+summary only in slots the originals left -> automatic context for a turn assembles the
+same evidence -> ask the dashboard the same question -> pause and resume dreaming from the
+status panel -> undo the merge in the browser -> search renders both
 copies again -> erase a summarised belief through the API -> its words are gone from
-search, the journal and the derived detail, and a full data dump of the database holds
+search, context assembly, the journal and the derived detail, and a full data dump of the database holds
 them only in the owner's own message.
 """
 from __future__ import annotations
@@ -103,6 +105,31 @@ def test_an_owner_imports_reviews_searches_undoes_and_erases_with_every_feature_
     assert len(rendered_copies) == 1 and rendered_copies[0]["operation_id"] == merge["id"]
     assert f"[m:{rendered_copies[0]['id']}]" in after["rendered"]
 
+    # Automatic context for a turn assembles the same evidence through the same read path.
+    turn = api.post("/v1/memories/context", token, {
+        "current_message": "Which temperature units do I prefer for weather?", "ceiling": "restricted",
+        "working_state": [{"text": "plan the weekend hike", "completed": True}]})
+    assert turn.status_code == 200, turn.text
+    assembled = turn.json()
+    assert {s["channel"] for s in assembled["trace"]["searches"]} == {"hybrid"}
+    in_context = [item for item in assembled["items"] if item["id"] in bank.ids["celsius"]]
+    assert len(in_context) == 1 and f"[m:{in_context[0]['id']}]" in assembled["context"]
+
+    # Ask your memory in the browser: the same recall, the merged pair marked as such.
+    page.click('nav a:has-text("Ask your memory")')
+    page.fill("#ask-query", "Which temperature units do I prefer for weather?")
+    page.click("#ask-submit")
+    expect(page.locator("#answer-channel")).to_contain_text("keywords and meaning together")
+    expect(page.locator(f'li.answer[data-citation="{rendered_copies[0]["id"]}"]')).to_contain_text(
+        "standing for merged duplicates")
+
+    # Pause dreaming from the status panel, see it said in words, resume.
+    page.goto("/review/")
+    page.click("#pause-toggle")
+    expect(page.locator("#status-processing")).to_contain_text("You paused dreaming")
+    page.click("#pause-toggle")
+    expect(page.locator("#status-processing")).to_have_text("Dreaming is on.")
+
     # The approved summary only in the slots the originals left: never before an original,
     # never repeating one already rendered (here every original fits, so it stays out).
     committed = api.get(f"/v1/memory-reconsolidations/{summary['id']}", token, ceiling="restricted").json()
@@ -137,6 +164,9 @@ def test_an_owner_imports_reviews_searches_undoes_and_erases_with_every_feature_
         result = api.search(token, query)
         assert MARKER not in result["rendered"] and MARKER not in str(result["items"])
         assert erased_id not in {item["id"] for item in result["items"]}
+    context = api.post("/v1/memories/context", token, {"current_message": "When and where do I go running?",
+                                                        "ceiling": "restricted"})
+    assert context.status_code == 200 and MARKER not in context.text
     journal = api.journal(token)
     assert MARKER not in str(journal)
     for operation in journal:
