@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.core.management import call_command
+from django.db import connection, connections
 
 from memory import services
 from memory.domain import MemoryChanges
@@ -103,28 +104,20 @@ def test_the_database_digest_mirrors_the_python_key(owner):
     made.append(original(owner, "Paid 30 EUR today", subject="digest", expires_at=T0 + 30 * DAY))
     with owner_context(owner):
         views, _ = current_sources(owner, refs(*made), T0)
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT id, recon_equivalence_digest FROM memory_memory WHERE id = ANY(%s::uuid[])",
-                           [[m.id for m in made]])
-            stored = dict(cursor.fetchall())
+    stored = stored_digests(owner, [m.id for m in made])
     assert {m.id: stored[m.id] for m in made} == {m.id: key_digest(views[m.id]) for m in made}
     assert stored[made[0].id] == stored[made[1].id]
     assert stored[made[2].id] == stored[made[3].id] != stored[made[4].id]
     assert stored[made[3].id] != stored[made[7].id]  # expiry is part of the key
 
 
-def test_the_digest_changes_in_the_same_transaction_as_the_row(owner):
+def test_the_digest_is_rewritten_by_the_statement_that_revises_the_row(owner):
     a = original(owner, "The owner prefers Celsius.", subject="units")
-    with owner_context(owner):
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT recon_equivalence_digest FROM memory_memory WHERE id = %s", [a.id])
-            (before,) = cursor.fetchone()
+    before = stored_digests(owner, [a.id])[a.id]
     revised = services.memory_revise(principal=owner, memory_id=a.id,
                                      changes=MemoryChanges(statement="The owner prefers Fahrenheit."), now=T0 + DAY)
+    after = stored_digests(owner, [a.id])[a.id]
     with owner_context(owner):
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT recon_equivalence_digest FROM memory_memory WHERE id = %s", [a.id])
-            (after,) = cursor.fetchone()
         views, _ = current_sources(owner, refs(revised), T0 + DAY)
     assert before != after == key_digest(views[a.id])
 
@@ -197,3 +190,41 @@ def test_a_rejected_or_undone_set_stays_blocked_in_later_generations(owner, enab
     assert after[frozenset(m.id for m in undone[:2])].state == "undone"
     with owner_context(owner):
         assert ReconsolidationBlock.objects.exists()
+
+
+@pytest.fixture
+def restore_schema(live_db):
+    yield
+    for alias in ("default", "owner"):
+        connections[alias].close()
+    migrate_reconsolidation()
+
+
+def migrate_reconsolidation(*target: str) -> None:
+    call_command("migrate", "reconsolidation", *target, database="owner", verbosity=0, interactive=False)
+
+
+def stored_digests(owner, ids) -> dict:
+    with owner_context(owner):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT id, recon_equivalence_digest FROM memory_memory WHERE id = ANY(%s::uuid[])",
+                           [list(ids)])
+            return dict(cursor.fetchall())
+
+
+def test_migration_0006_backfills_the_digest_of_originals_that_existed_before_it(restore_schema, settings):
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False  # a downgrade refuses while processing is on
+    owner = make_owner()[0]
+    made = [original(owner, text, subject="backfill") for text in ("Keys  in the\u00a0drawer.", "Keys in the drawer.",
+                                                                  "keys in the drawer.")]
+    migrate_reconsolidation("0005_unbounded_codes_and_lease_owner")
+    with connections["owner"].cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM information_schema.columns"
+                       " WHERE table_name = 'memory_memory' AND column_name = 'recon_equivalence_digest'")
+        assert cursor.fetchone() == (0,)  # the downgrade removed only what 0006 added
+    migrate_reconsolidation()
+    stored = stored_digests(owner, [m.id for m in made])
+    with owner_context(owner):
+        views, _ = current_sources(owner, refs(*made), T0)
+    assert stored == {m.id: key_digest(views[m.id]) for m in made}
+    assert stored[made[0].id] == stored[made[1].id] != stored[made[2].id]
