@@ -139,7 +139,8 @@ def process_group(store: ReconsolidationStore, principal: Principal, group_lease
         reservation = store.reserve(principal, group_lease, request_digest=digest,
                                     maximum_usd=bounds.RECON_RULES_CALL_USD,
                                     call_audit=_call_audit(group_lease, digest, now), now=now)
-    except BudgetExhausted as error:  # above the slice ceiling alone: no later slice admits it either
+    except BudgetExhausted as error:
+        # This group's own request above the slice ceiling: no later slice admits it either.
         outcome = "unfittable" if error.reason == ABOVE_SLICE_CEILING else "deferred"
         store.finish_group(principal, group_lease, outcome=outcome, reason=error.reason, now=now)
         return ()
