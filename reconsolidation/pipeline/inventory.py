@@ -374,9 +374,12 @@ def changed_lane_slots(job: Optional[ReconsolidationJob], want: int) -> int:
 
 
 def model_lane_passed(job: ReconsolidationJob, creation_sequence: int) -> bool:
-    """Whether this generation's model lane has already walked past ``creation_sequence``."""
-    if job.model_generation != job.full_generation or creation_sequence > job.full_high_watermark:
-        return job.model_generation == job.full_generation and job.model_phase == 2
+    """Whether this generation's model lane will not reach ``creation_sequence`` (any more):
+    it walked past it, or it lies beyond the generation (the next one's lane reaches it)."""
+    if creation_sequence > job.full_high_watermark:
+        return True
+    if job.model_generation != job.full_generation:
+        return False
     if job.model_phase == 2:
         return True
     if creation_sequence >= job.full_start_key:

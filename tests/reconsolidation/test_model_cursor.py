@@ -116,3 +116,16 @@ def test_a_stream_of_changes_cannot_take_the_model_lanes_slots(owner, enabled, s
     assert lanes.count("changed") == bounds.RECON_SLICE_MAX_GROUPS - MODEL_LANE_RESERVED_GROUPS
     assert lanes.count("full") == MODEL_LANE_RESERVED_GROUPS  # the model lane got its reserved slots
     assert job_of(owner).model_cursor_sequence > cursor
+
+
+def test_a_changed_anchor_beyond_the_generation_is_not_promised_to_its_model_lane(owner, enabled, store, day_one):
+    bulk_originals(owner, 60, at=T0, clusters=6)
+    one_slice(store, owner, day_one)
+    late = day_one + timedelta(seconds=5)
+    newcomers = bulk_originals(owner, 30, at=late, clusters=1_000_003, journal_entries=True)  # after the watermark
+    report = one_slice(store, owner, late)
+    assert report.changed_anchors == len(newcomers)
+    receipts = receipts_of(owner)
+    outcomes = {receipts[i].outcome for i in newcomers}
+    assert "queued" not in outcomes  # the next generation's lane reaches them, not this one's
+    assert outcomes <= {"grouped", "duplicate", "no_neighbours", "not_selected"}
