@@ -42,7 +42,7 @@ from reconsolidation.pipeline import grouping
 from reconsolidation.domain import Coverage, GroupLease, JobLease, OperationView, SliceReport, Value
 from reconsolidation.pipeline.dry_run import DryRun, dry_run_slice  # noqa: F401  (re-exported: one entry point for slices)
 from reconsolidation.errors import ReconsolidationDisabled
-from reconsolidation.pipeline.inventory import coverage
+from reconsolidation.pipeline.inventory import coverage, slice_operations
 from reconsolidation.models import ReconsolidationJob, ReconsolidationSpend
 from reconsolidation.pipeline.store import ReconsolidationStore
 from reconsolidation.providers.contract import Provider
@@ -55,12 +55,12 @@ Processor = Callable[..., tuple[OperationView, ...]]
 
 
 class SliceRun(Value):
-    """What one whole slice did: its inventory report, the operations its groups produced,
+    """What one whole slice did: its inventory report, the operations recorded under its lease,
     how many groups it processed and why it stopped, the spend charged under its lease and
     the coverage after the slice (scan and model coverage apart)."""
 
     report: SliceReport
-    operations: tuple[OperationView, ...]
+    operations: tuple[OperationView, ...]  # every operation recorded under the slice's lease
     groups_processed: int
     groups_pending: int  # awaiting the model when the slice ended (queued or deferred)
     stopped: StopReason
@@ -113,12 +113,13 @@ def process_claimed(store: ReconsolidationStore, principal: Principal, group_lea
     return model_path.process_batch(store, principal, group_leases, provider, now=now)
 
 
-def _after_slice(principal: Principal, lease: JobLease) -> tuple[Coverage, Decimal]:
-    """Coverage once the slice's model work is done, and what its lease was charged."""
+def _after_slice(principal: Principal, lease: JobLease) -> tuple[Coverage, Decimal, tuple[OperationView, ...]]:
+    """Coverage once the slice's model work is done, what its lease was charged and every
+    operation recorded under it (the equivalence pass's merges and model work's alike)."""
     with owner_context(principal):
         job = ReconsolidationJob.objects.get(id=lease.job_id)
         charged = ReconsolidationSpend.objects.filter(slice_token=lease.lease_token).aggregate(total=Sum("charged_usd"))
-        return coverage(principal, job), charged["total"] or Decimal("0")
+        return coverage(principal, job), charged["total"] or Decimal("0"), slice_operations(principal, lease.lease_token)
 
 
 def _claim_batch(store: ReconsolidationStore, principal: Principal, lease: JobLease,
@@ -141,26 +142,25 @@ def _claim_batch(store: ReconsolidationStore, principal: Principal, lease: JobLe
 
 def _one_group_at_a_time(store: ReconsolidationStore, principal: Principal, lease: JobLease, process: Processor,
                          started_at: datetime, current: Callable[[], datetime]
-                         ) -> tuple[list[OperationView], int, StopReason, JobLease]:
+                         ) -> tuple[int, StopReason, JobLease]:
     """A caller's per-group processor: claim, process, renew, until the slice's bounds."""
-    operations: list[OperationView] = []
     processed, renewed_at = 0, started_at
     while True:
         instant = current()
         if processed >= bounds.RECON_SLICE_MAX_GROUPS:
-            return operations, processed, "max_groups", lease
+            return processed, "max_groups", lease
         if instant >= lease.slice_deadline_at:
-            return operations, processed, "deadline", lease
+            return processed, "deadline", lease
         if instant - renewed_at >= timedelta(seconds=bounds.RECON_RENEW_SECONDS):
             lease = store.renew(principal, lease.job_id, lease.lease_token, now=instant)
             renewed_at = instant
         try:
             group_lease = store.claim_group(principal, lease_token=lease.lease_token, now=instant)
         except ReconsolidationDisabled:  # switched off mid-slice: admit nothing more, end cleanly
-            return operations, processed, "disabled", lease
+            return processed, "disabled", lease
         if group_lease is None:
-            return operations, processed, "queue_empty", lease
-        operations.extend(process(store, principal, group_lease, now=instant))
+            return processed, "queue_empty", lease
+        process(store, principal, group_lease, now=instant)
         processed += 1
 
 
@@ -186,17 +186,17 @@ def run_slice(
         return None
     report = inventory_slice(store, principal, lease, now=current())
     if process is not None:
-        operations, processed, stopped, lease = _one_group_at_a_time(store, principal, lease, process, started_at,
-                                                                     current)
+        processed, stopped, lease = _one_group_at_a_time(store, principal, lease, process, started_at, current)
     else:
         instant = current()
         if instant - started_at >= timedelta(seconds=bounds.RECON_RENEW_SECONDS):
             lease = store.renew(principal, lease.job_id, lease.lease_token, now=instant)
         batch, stopped = _claim_batch(store, principal, lease, current)
-        operations = list(process_claimed(store, principal, batch, now=current(), provider=provider)) if batch else []
+        if batch:
+            process_claimed(store, principal, batch, now=current(), provider=provider)
         processed = len(batch)
     store.release(principal, lease.lease_token, now=current())
-    final, spend = _after_slice(principal, lease)
+    final, spend, operations = _after_slice(principal, lease)
     return SliceRun(
         report=report, operations=tuple(operations), groups_processed=processed, groups_pending=final.groups_pending,
         stopped=stopped, spend_usd=spend, coverage=final, generation_complete=final.scan_complete,
@@ -205,8 +205,9 @@ def run_slice(
 
 
 def is_idle(run: SliceRun) -> bool:
-    """The generation is scanned and nothing awaits the model: a further slice has no work."""
-    return run.generation_complete and run.groups_pending == 0
+    """The generation is scanned, its model lane walked and nothing awaits the model: a
+    further slice has no work."""
+    return run.generation_complete and run.groups_pending == 0 and run.coverage.model_complete
 
 
 def made_progress(run: SliceRun) -> bool:
