@@ -149,6 +149,22 @@ def test_a_group_refused_before_serialization_drops_out_while_its_siblings_go_on
     assert all([UUID(i) for i in s.call_audit["group_ids"]] == [kept.group_id] for s in spends(owner))
 
 
+def test_a_group_whose_own_source_changed_is_stale_at_admission_before_any_reservation(
+        owner, enabled, store, day_one):
+    """Two of its three sources are still valid, so only the fence catches it: admission
+    drops it (source_changed) before the request is built or reserved; the sibling goes on."""
+    touched = [*equal_pair(owner, "Tea at four.", "tea"), original(owner, "Tea at four.", subject="tea")]
+    sibling = equal_pair(owner, "Cycling starts before eight.", "commute")
+    lease, (dropped, kept) = claimed_batch(store, owner, [touched, sibling], day_one)
+    revised_after_the_claim(owner, touched[2:])
+    responder = Seen()
+    process_batch(store, owner, [dropped, kept], responder, now=day_one)
+    assert outcome(owner, dropped) == ("stale", "source_changed")
+    assert outcome(owner, kept) == ("completed", "")
+    assert responder.groups_offered() == [{kept.group_id}]
+    assert all([UUID(i) for i in s.call_audit["group_ids"]] == [kept.group_id] for s in spends(owner))
+
+
 def test_a_candidate_local_failure_rejects_only_that_candidate(owner, enabled, store, day_one):
     first = equal_pair(owner, "The owner prefers Celsius.", "units")
     second = equal_pair(owner, "Cycling starts before eight.", "commute")
