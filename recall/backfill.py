@@ -120,6 +120,10 @@ def backfill_vectors(
     embedded = stale = done = refused = 0
     cursor, stopped = after, ""
     sender = egress.guarded(encoder, principal)
+    if not egress.in_process(encoder) and not egress.residency_permitted(encoder):
+        # No text may go to this endpoint at all: say so once instead of skipping every text.
+        return BackfillReport(space=space, remaining=total, seconds=time.monotonic() - started, cursor=cursor,
+                              stopped="egress refused: residency_not_allowed")
     while max_items is None or done < max_items:
         limit = batch_items if max_items is None else min(batch_items, max_items - done)
         batch = _read_batch(principal, encoder, cursor, limit)

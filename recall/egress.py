@@ -61,13 +61,17 @@ def residency(encoder) -> str:
     return "local" if host in LOOPBACK_HOSTS else f"remote:{host}"
 
 
+def residency_permitted(encoder) -> bool:
+    return in_process(encoder) or residency_allowed(residency(encoder), settings.RECALL_ENCODER_RESIDENCY_PIN)
+
+
 def refusal(encoder, text: str) -> str:
     """Why ``text`` may not be sent to ``encoder`` ("" when it may). The content patterns
     apply to every endpoint, loopback ones too (a local port may forward anywhere); the
     residency pin to the ones off this machine."""
     if in_process(encoder):
         return ""
-    if not residency_allowed(residency(encoder), settings.RECALL_ENCODER_RESIDENCY_PIN):
+    if not residency_permitted(encoder):
         return "residency_not_allowed"
     return pattern_reason(text) or ""
 

@@ -165,7 +165,7 @@ def test_the_backfill_draws_a_progress_bar_on_a_terminal_and_keeps_the_json_clea
     assert json.loads(out.getvalue())["vectors"]["embedded"] == len(EMBEDDABLE)
 
 
-@override_settings(RECALL_ENCODER="openai")
+@override_settings(RECALL_ENCODER="openai", RECALL_ENCODER_RESIDENCY_PIN="api.openai.com")
 def test_without_a_working_encoder_the_quickstart_still_finishes_and_says_the_search_fell_back(live_db, monkeypatch):
     monkeypatch.delenv("VEETBOT_OPENAI_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -98,6 +98,13 @@ def test_backfill_skips_refused_texts_and_stops_at_the_ceiling(bank, openai_sett
     assert stopped.embedded == 0 and "spend_ceiling" in stopped.stopped and len(server.requests) == 1
 
 
+def test_backfill_to_an_unpinned_remote_host_stops_at_once_and_says_why(bank, settings, monkeypatch):
+    settings.RECALL_ENCODER_RESIDENCY_PIN = ""
+    bank.add("The owner likes green tea.", subject="tea")
+    report = backfill_vectors(principal=bank.principal, encoder=OpenAIEncoder(base_url="https://embeddings.example.com/v1"))
+    assert (report.embedded, report.remaining, report.stopped) == (0, 1, "egress refused: residency_not_allowed")
+
+
 def test_minilm_is_not_egress():
     from recall.encoders import MiniLMEncoder
     local = MiniLMEncoder()
