@@ -19,7 +19,10 @@ For each size N:
    ``sparse``; ``dense`` and ``hybrid`` *with* query encoding (the query-vector cache is
    cleared before every call, so each call encodes) and *without* (the same calls with
    vectors encoded beforehand); one untimed warm-up pass first; the statements one recall
-   sends per channel are counted;
+   sends per channel are counted; then automatic context assembly (``recall.context``) for a
+   turn made of each query, timed with its query vectors already in the query-vector cache
+   (an untimed assembly of the same turn just before), so encoding is excluded: rounds and
+   searches per assembly are recorded beside its latency;
 4. then, in a second pass (its exact scans read every owner vector and would evict the
    originals from the buffer cache between timed recalls), exact vs HNSW top-20, twice: (a) through the retriever with its search mode forced
    (``RECALL_EXACT_SEARCH_MAX_VECTORS`` overridden in this process only) — but the planner
@@ -259,6 +262,8 @@ def run(args: argparse.Namespace) -> dict:
     from memory.bank import memory_bank_import
     from memory.services import owner_create
     from recall import encoders, query_cache, query_text, retriever
+    from recall.context import planner
+    from recall.context.former import ContextNeed
     from recall.arms import arm_limit
     from recall.backfill import backfill_vectors
     from recall.domain import RecallRequest
@@ -352,6 +357,19 @@ def run(args: argparse.Namespace) -> dict:
         progress.close()
         statements = {channel: statements_per_recall(lambda: timed(principal, queries[0], channel, pre))
                       for channel in ("sparse", "dense", "hybrid")}
+        modes["context"], context_rounds, context_searches = [], [], []
+        for n, query in enumerate(queries):
+            need = ContextNeed(current_message=query)
+            assemble = lambda: planner.assemble(principal, need, filters={"ceiling": CEILING}, max_items=MAX_ITEMS,
+                                                max_tokens=MAX_TOKENS, now=RECALL_NOW, encoder=minilm)  # noqa: E731
+            assemble()  # warms the query-vector cache with every query this turn forms
+            t0 = time.perf_counter()
+            assembled = assemble()
+            modes["context"].append((time.perf_counter() - t0) * 1000)
+            context_rounds.append(assembled.rounds)
+            context_searches.append(len(assembled.searches))
+            progress(f"{size} context assembly", n + 1, len(queries))
+        progress.close()
         # Pass 2, exact vs HNSW.
         for n, query in enumerate(queries):
             exact_ms, exact = timed(principal, query, "dense", pre, max_vectors=10 ** 9)
@@ -387,6 +405,9 @@ def run(args: argparse.Namespace) -> dict:
             else "hnsw",
             "latency_ms": {mode: rpt.latency_stats(values) for mode, values in modes.items()},
             "statements_per_recall": statements,
+            "context_assembly": {"two_round_assemblies": sum(1 for r in context_rounds if r == 2),
+                                 "assemblies": len(context_rounds),
+                                 "searches_per_assembly": rpt.latency_stats([float(x) for x in context_searches])},
             "analyze_seconds": analyzed_s,
             "exact_vs_hnsw": {
                 "top_k": TOP_K,

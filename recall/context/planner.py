@@ -65,7 +65,8 @@ class ContextResult:
 
 
 def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_items: int, max_tokens: int,
-             now: datetime, monotonic: Callable[[], float] = time.monotonic) -> ContextResult:
+             now: datetime, monotonic: Callable[[], float] = time.monotonic,
+             encoder=retriever.DEFAULT_ENCODER) -> ContextResult:
     """One turn's context. ``filters``: the RecallRequest fields every search shares
     (ceiling, as_of, scope, belief_types, exclude_ids, selection_mode)."""
     started = monotonic()
@@ -78,8 +79,9 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
 
     def search(query: str, round_: int, **extra) -> RecallResult:
         began = monotonic()
-        result = retriever.recall(principal=principal, surface="context", now=now, request=RecallRequest(
-            query=query, max_items=max_items, max_tokens=max_tokens, **filters, **extra))
+        result = retriever.recall(principal=principal, surface="context", now=now, encoder=encoder,
+                                  request=RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens,
+                                                        **filters, **extra))
         new = [item for item in result.items if item.id not in found]
         for item in new:
             found[item.id] = item
