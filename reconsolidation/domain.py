@@ -266,6 +266,14 @@ class Coverage(Value):
     groups_processed: int  # completed | no_change
     groups_failed: int
     model_complete: bool  # nothing pending and nothing left unselected in this generation
+    # Model coverage: the anchors with related originals this job found (grouped, queued,
+    # not selected, or a duplicate naming its group) and those whose group the model processed.
+    groupable_anchors: int = 0
+    groupable_processed: int = 0
+
+    @property
+    def model_coverage(self) -> Optional[float]:
+        return None if not self.groupable_anchors else self.groupable_processed / self.groupable_anchors
 
 
 class SliceReport(Owned):

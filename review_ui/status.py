@@ -134,6 +134,10 @@ class Status:
             sentences.append(f"{plural(cover.groups_failed, 'group')} failed and will not be retried as it is.")
         if cover.excluded:
             sentences.append(f"{plural(cover.excluded, 'memory', 'memories')} were skipped as not eligible.")
+        if cover.groupable_anchors:
+            sentences.append(f"Of the {plural(cover.groupable_anchors, 'memory', 'memories')} with related ones, "
+                             f"the model has looked at {cover.groupable_processed} "
+                             f"({round(100 * cover.model_coverage)}%).")
         if cover.scan_complete:
             sentences.append("The whole memory bank has been read in this pass."
                              if cover.model_complete else

@@ -50,7 +50,7 @@ from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 # Why a slice stopped handing groups to the model.
-StopReason = Literal["queue_empty", "max_groups", "deadline", "disabled"]
+StopReason = Literal["queue_empty", "max_groups", "deadline", "disabled", "operation_budget"]
 Processor = Callable[..., tuple[OperationView, ...]]
 
 
@@ -124,8 +124,12 @@ def _after_slice(principal: Principal, lease: JobLease) -> tuple[Coverage, Decim
 
 def _claim_batch(store: ReconsolidationStore, principal: Principal, lease: JobLease,
                  current: Callable[[], datetime]) -> tuple[list[GroupLease], StopReason]:
-    """The slice's batch: up to ``RECON_SLICE_MAX_GROUPS`` oldest queued groups."""
+    """The slice's batch: up to ``RECON_SLICE_MAX_GROUPS`` oldest queued groups — none when
+    the slice's operations (the equivalence pass's merges) already fill its operation bound,
+    since every group claimed then could only defer, after paying for its calls."""
     claimed: list[GroupLease] = []
+    if len(slice_operations(principal, lease.lease_token)) >= bounds.RECON_SLICE_MAX_OPERATIONS:
+        return claimed, "operation_budget"
     while len(claimed) < bounds.RECON_SLICE_MAX_GROUPS:
         instant = current()
         if instant >= lease.slice_deadline_at:
@@ -205,9 +209,10 @@ def run_slice(
 
 
 def is_idle(run: SliceRun) -> bool:
-    """The generation is scanned, its model lane walked and nothing awaits the model: a
-    further slice has no work."""
-    return run.generation_complete and run.groups_pending == 0 and run.coverage.model_complete
+    """The day's job is complete — both scan lanes, the model lane and the equivalence
+    backlog done — and nothing awaits the model: a further slice has no work.
+    (``generation_complete`` means only that the scan is done.)"""
+    return run.report.job_completed and run.groups_pending == 0
 
 
 def made_progress(run: SliceRun) -> bool:
@@ -216,7 +221,21 @@ def made_progress(run: SliceRun) -> bool:
     until-idle stops instead of spinning. A group deferred by the per-slice operation
     budget after recording operations is progress: its next slice continues after them."""
     scanned = run.report.full_anchors + run.report.changed_anchors
-    return scanned > 0 or bool(run.operations) or run.groups_pending < run.report.coverage.groups_pending
+    decided = run.report.duplicates + run.report.no_neighbours  # model-lane decisions on passed anchors
+    return (scanned > 0 or decided > 0 or bool(run.operations)
+            or run.groups_pending < run.report.coverage.groups_pending)
+
+
+def coverage_json(cover: Coverage) -> dict:
+    """Scan coverage and model coverage apart, content-free (``dream --json``, the task)."""
+    ratio = cover.model_coverage
+    return {
+        "scan": {"read": min(cover.full_cursor, cover.generation_size), "of": cover.generation_size,
+                 "complete": cover.scan_complete},
+        "model": {"groupable_anchors": cover.groupable_anchors, "processed": cover.groupable_processed,
+                  "coverage": None if ratio is None else round(ratio, 4), "groups_pending": cover.groups_pending,
+                  "groups_failed": cover.groups_failed, "complete": cover.model_complete},
+    }
 
 
 def pass_summary(runs: list[SliceRun], stopped: str) -> dict:
@@ -228,7 +247,9 @@ def pass_summary(runs: list[SliceRun], stopped: str) -> dict:
         "groups_processed": sum(run.groups_processed for run in runs),
         "operations": dict(sorted(kinds.items())),
         "spend_usd": str(sum((run.spend_usd for run in runs), start=Decimal("0"))),
+        "seconds": round(sum(run.seconds for run in runs), 3),
         "generation_complete": bool(runs) and runs[-1].generation_complete,
+        **({"coverage": coverage_json(runs[-1].coverage)} if runs else {}),
     }
 
 

@@ -127,6 +127,19 @@ GROUP_COUNTS = """
     FROM reconsolidation_reconsolidationgroup WHERE job_id = %(job_id)s AND origin = 'neighbours'
 """
 
+# Model coverage of one job: anchors that have related originals (an anchor receipt of this
+# job that names a group or waits for one) and those whose group the model processed. A
+# duplicate whose receipt names no group (its set is another anchor's group) counts in
+# neither: it is that anchor's.
+MODEL_COVERAGE = """
+    SELECT count(*) FILTER (WHERE r.outcome IN ('grouped', 'queued', 'not_selected')
+                               OR (r.outcome = 'duplicate' AND r.group_id IS NOT NULL)),
+           count(*) FILTER (WHERE r.outcome IN ('grouped', 'duplicate') AND g.state IN ('completed', 'no_change'))
+    FROM reconsolidation_reconsolidationanchorreceipt r
+    LEFT JOIN reconsolidation_reconsolidationgroup g ON g.id = r.group_id
+    WHERE r.job_id = %(job_id)s AND r.policy = %(policy)s
+"""
+
 # --- The equivalence pass -------------------------------------------------------------
 # ``recon_equivalence_digest`` is a generated column of memory_memory (migration 0006);
 # these lookups use its partial index (owner, digest, creation order) with a plain

@@ -21,7 +21,7 @@ from tests.reconsolidation.slices import owner_row_counts, pairs, row_counts
 from veetbot.rls import owner_context
 
 SLICE_KEYS = ["slice", "anchors_scanned", "groups_selected", "groups_deferred", "operations", "spend_usd",
-              "generation_complete"]
+              "generation_complete", "seconds", "coverage"]
 
 
 def dream(*args: str) -> list[dict]:
@@ -64,6 +64,10 @@ def test_until_idle_terminates_and_its_last_slice_reports_the_generation_complet
     assert [line["slice"] for line in lines] == list(range(1, len(lines) + 1))
     assert lines[-1]["generation_complete"] and lines[-1]["groups_deferred"] == 0
     assert all(list(line) == SLICE_KEYS for line in lines)
+    last = lines[-1]["coverage"]
+    assert last["scan"]["complete"] and last["scan"]["read"] == last["scan"]["of"]
+    assert last["model"]["complete"] and last["model"]["processed"] == last["model"]["groupable_anchors"] > 0
+    assert last["model"]["coverage"] == 1.0
     assert dream("--until-idle", "--owner", owner_arg(principal), "--json") == []  # idle: nothing due
 
 

@@ -13,14 +13,14 @@ from django.db.utils import ProgrammingError
 from memory.models import Memory
 from reconsolidation.domain import input_digest
 from reconsolidation.models import (
-    DerivedMemory, DreamingPause, ReconsolidationBlock, ReconsolidationGroup, ReconsolidationJob, ReconsolidationMember,
+    DerivedMemory, DreamingPause, ReconsolidationBlock, ReconsolidationEquivalenceBacklog, ReconsolidationGroup, ReconsolidationJob, ReconsolidationMember,
     ReconsolidationOperation,
 )
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import digest, original, proposal, refs
 from veetbot.rls import owner_context, staff_context
 
-NOT_STAFF_READABLE = {DerivedMemory, ReconsolidationBlock}
+NOT_STAFF_READABLE = {DerivedMemory, ReconsolidationBlock, ReconsolidationEquivalenceBacklog}
 
 
 def recon_models():
@@ -34,13 +34,14 @@ def populate(principal, store, now):
     lease = store.claim_due(principal, lease_owner="w", now=now)
     group = store.queue_group(principal, lease_token=lease.lease_token, inputs=refs(a, b),
                               input_digest=input_digest(refs(a, b)), now=now)
-    plan = store.plan_slice(principal, lease_token=lease.lease_token, now=now)
-    store.checkpoint(principal, lease_token=lease.lease_token, plan=plan, now=now)
     claimed = store.claim_group(principal, lease_token=lease.lease_token, now=now)
     assert claimed.group_id == group.id
     store.reserve(principal, claimed, request_digest=digest("req"), maximum_usd="0.01", now=now)
     op = store.commit(principal, claimed, expected_inputs=claimed.inputs, expected_fence=0,
                       proposal=proposal("merge_equivalent", claimed.inputs), now=now)
+    # The checkpoint after the commit: its equivalence pass finds a, b already merged.
+    plan = store.plan_slice(principal, lease_token=lease.lease_token, now=now)
+    store.checkpoint(principal, lease_token=lease.lease_token, plan=plan, now=now)
     with owner_context(principal):
         owner = {"tenant_id": principal.tenant_id, "principal_id": principal.principal_id}
         ReconsolidationMember.objects.create(**owner, operation_id=op.id, canonical_id=a.id, member_id=b.id, created_at=now)
@@ -51,6 +52,8 @@ def populate(principal, store, now):
         )
         ReconsolidationBlock.objects.create(**owner, signature=digest("block"), reason="owner_undo", created_at=now)
         DreamingPause.objects.create(**owner, paused=False, changed_at=now)  # a row, not a pause
+        ReconsolidationEquivalenceBacklog.objects.create(**owner, job_id=lease.job_id, key_digest=digest("set"),
+                                                         generation=1, queued_at=now)
     return a, b, lease, op
 
 

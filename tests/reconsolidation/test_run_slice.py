@@ -230,3 +230,25 @@ def test_a_dry_run_with_nothing_due_says_so(paired, enabled, store, day_one):
     preview = driver.dry_run_slice(principal, now=day_one + timedelta(minutes=5))
     assert not preview.due and preview.anchors == () and preview.pending_groups == 0
     assert owner_row_counts(principal) == before
+
+
+def test_a_slice_whose_equivalence_merges_fill_its_operation_bound_claims_no_model_group(db, settings):
+    """Eight exact-copy sets give the slice its eight operations in the equivalence pass; a
+    queued group claimed after that could only defer (operation budget) after paying for
+    its calls, so the slice claims none and the group waits for the next slice."""
+    from reconsolidation.pipeline.store import ReconsolidationStore
+    from veetbot.rls import owner_context
+
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
+    owner, _ = make_owner()
+    for k in range(bounds.RECON_SLICE_MAX_OPERATIONS):
+        for c in range(2):
+            original(owner, f"Locker {k} code is private.", subject=f"locker {k}", at=T0 + timedelta(minutes=k + c),
+                     valid_from=T0)
+    original(owner, "The owner runs on Tuesdays.", subject="running", at=T0 + timedelta(hours=1))
+    original(owner, "The owner runs along the river.", subject="running", at=T0 + timedelta(hours=1, minutes=1))
+    run = driver.run_slice(owner, lease_owner="test", store=ReconsolidationStore(), now=T0 + timedelta(days=1, hours=4))
+    assert len(run.operations) == bounds.RECON_SLICE_MAX_OPERATIONS and run.stopped == "operation_budget"
+    assert run.groups_processed == 0
+    with owner_context(owner):
+        assert ReconsolidationGroup.objects.filter(state="pending", origin="neighbours").exists()

@@ -61,6 +61,9 @@ def test_the_panel_says_in_words_what_dreaming_read_and_reviewed(sliced):
     assert f"Dreaming read 3 of 3 memories on {DAY_ONE.date().isoformat()}; 1 group reviewed" in panel_html
     assert "Reviewed: dreaming proposes, and nothing is used until you approve it." in panel_html
     assert "Dreaming read 3 memories, formed" in panel_html  # the last pass, in words
+    cover = panel.coverage
+    assert cover.groupable_anchors == cover.groupable_processed == 1
+    assert "Of the 1 memory with related ones, the model has looked at 1 (100%)." in panel.coverage_sentences
     for counter in ("slice_inventory", "full_anchors", "groups_queued", "not_selected", "generation"):
         assert counter not in panel_html, counter
 

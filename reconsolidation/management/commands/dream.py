@@ -57,6 +57,8 @@ def slice_json(number: int, run: driver.SliceRun) -> dict[str, Any]:
         "operations": [operation_json(operation) for operation in run.operations],
         "spend_usd": str(run.spend_usd),
         "generation_complete": run.generation_complete,
+        "seconds": run.seconds,
+        "coverage": driver.coverage_json(run.coverage),  # scan and model coverage apart
     }
 
 
