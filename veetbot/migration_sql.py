@@ -53,3 +53,14 @@ def owner_foreign_key(table: str, column: str, target: str, *, on_delete: str = 
         " DEFERRABLE INITIALLY DEFERRED",
         f"ALTER TABLE {table} DROP CONSTRAINT {name}",
     )
+
+
+def count_rows(schema_editor, table: str, where: str = "true") -> int:
+    """Rows of an owner table, all owners' (for a migration's downgrade refusal): the
+    migrating role owns the table, so lifting FORCE for the count lets it see every row."""
+    with schema_editor.connection.cursor() as cursor:
+        cursor.execute(f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY")
+        cursor.execute(f"SELECT count(*) FROM {table} WHERE {where}")
+        (rows,) = cursor.fetchone()
+        cursor.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+    return rows

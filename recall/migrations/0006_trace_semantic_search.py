@@ -7,14 +7,11 @@ that part of the history.
 """
 from django.db import migrations, models
 
+from veetbot.migration_sql import count_rows
+
 
 def refuse_while_recorded(apps, schema_editor):
-    with schema_editor.connection.cursor() as cursor:
-        # The migrating role owns the table; without FORCE it sees every owner's rows.
-        cursor.execute("ALTER TABLE recall_recalltrace NO FORCE ROW LEVEL SECURITY")
-        cursor.execute("SELECT count(*) FROM recall_recalltrace WHERE semantic_search <> ''")
-        (rows,) = cursor.fetchone()
-        cursor.execute("ALTER TABLE recall_recalltrace FORCE ROW LEVEL SECURITY")
+    rows = count_rows(schema_editor, "recall_recalltrace", "semantic_search <> ''")
     if rows:
         raise RuntimeError(
             f"Refusing to drop recall_recalltrace.semantic_search: {rows} trace(s) recorded how their semantic "

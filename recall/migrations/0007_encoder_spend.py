@@ -5,15 +5,11 @@ import uuid
 
 from django.db import migrations, models
 
-from veetbot.migration_sql import owner_rls
+from veetbot.migration_sql import count_rows, owner_rls
 
 
 def refuse_while_recorded(apps, schema_editor):
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute("ALTER TABLE recall_encoderspendday NO FORCE ROW LEVEL SECURITY")
-        cursor.execute("SELECT count(*) FROM recall_encoderspendday")
-        (rows,) = cursor.fetchone()
-        cursor.execute("ALTER TABLE recall_encoderspendday FORCE ROW LEVEL SECURITY")
+    rows = count_rows(schema_editor, "recall_encoderspendday")
     if rows:
         raise RuntimeError(f"Refusing to drop recall_encoderspendday: {rows} day(s) of remote encoder spend recorded.")
 

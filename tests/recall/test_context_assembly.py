@@ -11,13 +11,11 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import Client, override_settings
 
 from recall.context import former, planner
 from recall.context.former import ContextNeed, WorkingFragment
 from recall.models import RecallTrace
-from tests.api.conftest import Api, Owner, assert_error
-from tests.factories import make_owner
+from tests.api.conftest import api, assert_error, owner  # noqa: F401 (the api and owner fixtures)
 from tests.recall.helpers import NOW, Bank
 from veetbot.rls import owner_context
 
@@ -146,18 +144,6 @@ def test_nothing_found_is_an_empty_context_without_a_notice(bank):
 
 
 # --- POST /v1/memories/context -----------------------------------------------------------
-
-@pytest.fixture
-def api(db):
-    with override_settings(AGENT_MEMORY_API_ENABLED=True):
-        yield Api(Client())
-
-
-@pytest.fixture
-def owner(db) -> Owner:
-    principal, token = make_owner("Context client")
-    return Owner(principal, token)
-
 
 def post(api, owner, body):
     return api.post(URL, owner.token, body, key=None)
