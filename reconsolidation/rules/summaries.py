@@ -15,12 +15,31 @@ A summary supplements its atoms; it never replaces them. Its rules:
 * Metadata is inherited conservatively: the strictest sensitivity and portability, the
   weakest authority and confidence, the latest original evidence clock (never the commit
   time), the latest validity start and the earliest expiry.
+* A group is *coherent*: one subject, person or entity common to every member. A chain of
+  ``related`` links that mixes two people (Theo — "Theo and Dana both live in Porto" —
+  Dana) is split by anchor, never summarised as one.
+* Time and conflict (``supersessions``, ``contradictions``): a newer statement about the
+  same holder may *supersede* an older one. Clause selection takes current statements
+  first and superseded ones newest first, and never keeps a statement while dropping a
+  statement that supersedes it. A component holding an unresolved contradiction (two
+  claims about the same holder and attribute with no time order between them, and no
+  later statement superseding both) yields no summary: the caller flags it instead.
+  When a rule is unsure it does not supersede (an older, unrelated statement stays
+  current) and it never guesses which side of a contradiction is true.
+
+The supersession and contradiction rules read only general English structure — residence,
+work and move verbs, change markers ("now", "no longer"), negation, capitalised place
+names after a locative preposition — never names or places of a particular bank. A
+``SourceView`` carries no explicit supersession field, so time (validity start, then
+evidence clock) and those markers are all there is.
 
 Pure functions over ``SourceView`` values; ``check_clauses`` is the commit-time validation
-of a proposal's clauses against the locked sources.
+of a proposal's clauses against the locked sources and applies the same coherence,
+contradiction and supersession rules as ``plan``.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Optional, Sequence
@@ -72,9 +91,18 @@ def related(a: SourceView, b: SourceView) -> bool:
     return a.subject == b.subject or bool(set(a.entity_ids) & set(b.entity_ids))
 
 
-def components(views: Sequence[SourceView]) -> list[tuple[SourceView, ...]]:
-    """Connected components of ``related`` within one scope and attribution, in creation
-    order. Groups hold at most 32 views, so the pairwise pass is bounded."""
+def anchors(view: SourceView) -> tuple[str, ...]:
+    """What a view is about: each entity (a person or other entity ID), then its subject."""
+    return (*(f"entity:{entity}" for entity in view.entity_ids), f"subject:{view.subject}")
+
+
+def coherent(views: Sequence[SourceView]) -> bool:
+    """One subject, person or entity common to every view."""
+    return bool(views) and bool(set.intersection(*(set(anchors(view)) for view in views)))
+
+
+def _linked(views: Sequence[SourceView]) -> list[list[SourceView]]:
+    """Connected components of ``related`` within one scope and attribution, each in creation order."""
     ordered = sorted(views, key=creation_key)
     parent = list(range(len(ordered)))
 
@@ -92,7 +120,35 @@ def components(views: Sequence[SourceView]) -> list[tuple[SourceView, ...]]:
     found: dict[int, list[SourceView]] = {}
     for i, view in enumerate(ordered):
         found.setdefault(root(i), []).append(view)
-    return [tuple(members) for members in found.values()]
+    return list(found.values())
+
+
+def _split_by_anchor(members: list[SourceView]) -> list[tuple[SourceView, ...]]:
+    """A mixed component as coherent groups: repeatedly the anchor held by most of the
+    remaining views (ties: an entity before a subject, then the anchor held earliest), so each
+    view lands in exactly one group and no group mixes two holders."""
+    remaining, groups = list(members), []
+    while remaining:
+        counts: dict[str, int] = {}
+        for view in remaining:
+            for anchor in anchors(view):
+                counts[anchor] = counts.get(anchor, 0) + 1
+        first = {a: min(creation_key(v) for v in remaining if a in anchors(v)) for a in counts}
+        best = min(counts, key=lambda a: (-counts[a], not a.startswith("entity:"), first[a], a))
+        groups.append(tuple(view for view in remaining if best in anchors(view)))
+        remaining = [view for view in remaining if best not in anchors(view)]
+    return groups
+
+
+def components(views: Sequence[SourceView]) -> list[tuple[SourceView, ...]]:
+    """Coherent groups: connected components of ``related`` within one scope and
+    attribution, a component without one common subject or entity split by anchor; each
+    group in creation order, the groups in the creation order of their oldest member.
+    Groups hold at most 32 views, so the pairwise pass is bounded."""
+    groups = []
+    for members in _linked(views):
+        groups.extend([tuple(members)] if coherent(members) else _split_by_anchor(members))
+    return sorted(groups, key=lambda group: creation_key(group[0]))
 
 
 def statement_classes(views: Sequence[SourceView]) -> list[tuple[SourceView, ...]]:
@@ -104,25 +160,212 @@ def statement_classes(views: Sequence[SourceView]) -> list[tuple[SourceView, ...
     return list(found.values())
 
 
+# --- Time and conflict -----------------------------------------------------------------
+# General English structure only: which verbs place a holder, which words mark a change,
+# which negate. Places are capitalised words after a locative preposition, calendar names
+# excluded ("moving to Porto in April 2026" moves to Porto, not to April).
+
+_RESIDENCE = re.compile(r"\b(?:live|lives|lived|living|reside|resides|resided|residing|based|settled)\b", re.I)
+_WORK = re.compile(r"\b(?:work|works|worked|working|employed|job)\b", re.I)
+_MOVE = re.compile(r"\b(?:move|moves|moved|moving|relocate|relocates|relocated|relocating)\b", re.I)
+_TENTATIVE = re.compile(r"\b(?:considering|thinking|might|maybe|perhaps|possibly|hoping|wondering|"
+                        r"wants to|would like)\b", re.I)
+_CHANGE = re.compile(r"\b(?:now|no longer|any ?more|any longer|instead|nowadays|these days|switched|changed|"
+                     r"quit|stopped|became|become|has become)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|never|no longer|no)\b|n['’]t\b", re.I)
+_PLACE = re.compile(r"\b(in|at|near|to|from)\s+((?:[A-Z][\w'’-]*)(?:\s+[A-Z][\w'’-]*)*)")
+_CALENDAR = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec "
+    "monday tuesday wednesday thursday friday saturday sunday".split())
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_STOPWORDS = (
+    "a an the and or but of in on at to from for with by as into about near than then that this these those it its "
+    "is are was were be been being am has have had do does did will would shall should can could must "
+    "he she they we you i him her them his their our your my me us who whom which what there here both also "
+    "just very really still owner user says said say")
+_NEGATION_WORDS = "not never no longer"
+_CHANGE_WORDS = "now instead nowadays anymore any more longer switched changed quit stopped became become days"
+
+
+def _stem(word: str) -> str:
+    word = word.casefold().replace("’", "'")
+    for suffix in ("'s", "n't"):
+        if word.endswith(suffix):
+            word = word[: -len(suffix)]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return word
+
+
+# Words that carry no claim of their own: function words, negation and change markers.
+_NOT_CONTENT = frozenset(_stem(word) for word in f"{_STOPWORDS} {_NEGATION_WORDS} {_CHANGE_WORDS}".split())
+
+
+def _places(text: str, prepositions: Sequence[str]) -> frozenset[str]:
+    found = set()
+    for preposition, run in _PLACE.findall(text):
+        if preposition.casefold() not in prepositions:
+            continue
+        words = [_stem(word) for word in run.split()]
+        words = [word for word in words if word not in _CALENDAR]
+        if words:
+            found.add(" ".join(words))
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What the rules read from one statement class (its oldest member's wording)."""
+
+    views: tuple[SourceView, ...]
+    at: tuple[datetime, datetime]  # the latest (valid_from, evidence_at) of the class
+    residence: frozenset[str]  # where a static, affirmed statement says the holder lives
+    places: frozenset[str]  # every place under a residence, work or move verb
+    move_to: frozenset[str]  # a move's destination (empty when it only leaves)
+    moving: bool
+    firm: bool  # not hedged ("considering", "might")
+    changed: bool  # an explicit change marker
+    negated: bool
+    frame: tuple[str, ...]  # content words, negation removed: equal frames say the same thing
+    content: frozenset[str]  # content words minus the holder's subject words
+
+
+def claim(views: Sequence[SourceView]) -> Claim:
+    text = normalize(views[0].statement)
+    negated = bool(_NEGATION.search(text)) or any(view.polarity == "negated" for view in views)
+    moving = bool(_MOVE.search(text))
+    located = moving or bool(_RESIDENCE.search(text)) or bool(_WORK.search(text))
+    places = _places(text, ("in", "at", "near", "to", "from")) if located else frozenset()
+    words = [_stem(word) for word in _WORD.findall(text)]
+    frame = tuple(word for word in words if word not in _NOT_CONTENT)
+    holder = {_stem(word) for view in views for word in _WORD.findall(view.subject)}
+    return Claim(
+        views=tuple(views), at=max((view.valid_from, view.evidence_at) for view in views),
+        residence=_places(text, ("in", "at", "near")) if _RESIDENCE.search(text) and not moving and not negated
+        else frozenset(),
+        places=places, move_to=_places(text, ("to",)) if moving else frozenset(), moving=moving,
+        firm=not _TENTATIVE.search(text), changed=bool(_CHANGE.search(text)), negated=negated, frame=frame,
+        content=frozenset(w for w in frame if len(w) >= 3 and w not in holder and not w.isdigit()),
+    )
+
+
+def same_holder(a: SourceView, b: SourceView) -> bool:
+    """Both about one person or entity (a shared entity ID), or — when either names none —
+    one subject. A subject such as "family in Porto" alone never joins two people."""
+    if a.entity_ids and b.entity_ids:
+        return bool(set(a.entity_ids) & set(b.entity_ids))
+    return a.subject == b.subject and a.attribution == b.attribution
+
+
+def supersedes(new: Claim, old: Claim) -> Optional[str]:
+    """Why ``new`` supersedes ``old`` (a reason code), or None. Only a strictly later
+    statement about the same holder can, and only on the same attribute:
+
+    * ``move`` — a firm move away from where ``old`` placed the holder, or past an older move;
+    * ``settled`` — a static residence after an older move (the move happened or changed);
+    * ``residence_change`` — a static residence elsewhere than an older one;
+    * ``polarity_change`` — the same frame, negation flipped;
+    * ``stated_change`` — an explicit change marker ("now", "no longer") over a shared content word.
+    """
+    if not new.at > old.at or not same_holder(new.views[0], old.views[0]):
+        return None
+    if new.moving and new.firm and not new.negated and (old.moving or (old.places - new.move_to)):
+        return "move"
+    if old.moving and new.residence:
+        return "settled"
+    if new.residence and old.residence and not new.residence & old.residence:
+        return "residence_change"
+    if new.negated != old.negated and new.frame == old.frame:
+        return "polarity_change"
+    if new.changed and new.content & old.content:
+        return "stated_change"
+    return None
+
+
+def _contradicts(a: Claim, b: Claim) -> Optional[str]:
+    """Two claims about one holder and attribute that cannot both hold, with no time order."""
+    if a.at != b.at or not same_holder(a.views[0], b.views[0]):
+        return None
+    if a.residence and b.residence and not a.residence & b.residence:
+        return "place_difference"
+    if a.negated != b.negated and a.frame == b.frame:
+        return "polarity_difference"
+    return None
+
+
+def supersessions(claims: Sequence[Claim]) -> dict[int, set[int]]:
+    """For each claim index, the indices of the claims that supersede it."""
+    return {i: {j for j, new in enumerate(claims) if j != i and supersedes(new, old)} for i, old in enumerate(claims)}
+
+
+def contradictions(views: Sequence[SourceView]) -> list[tuple[tuple[SourceView, ...], str]]:
+    """Unresolved contradictions among ``views``: each a set of contradicting statements
+    (every view of each, creation order) and the reason of its first pair. A pair is
+    resolved when one later statement supersedes both sides (the update settles it).
+    Sets are the connected pairs, so a group yields at most one set per contradiction."""
+    claims = [claim(members) for members in statement_classes(views)]
+    newer = supersessions(claims)
+    # One wording held both affirmed and negated is a contradiction whatever the clocks.
+    pairs = [(i, i, "polarity_difference") for i, item in enumerate(claims)
+             if len({view.polarity for view in item.views}) > 1]
+    pairs += [(i, j, reason) for i in range(len(claims)) for j in range(i + 1, len(claims))
+              for reason in [_contradicts(claims[i], claims[j])] if reason and not newer[i] & newer[j]]
+    parent = list(range(len(claims)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, j, _reason in pairs:
+        parent[root(j)] = root(i)
+    reasons: dict[int, str] = {}
+    for i, _j, reason in pairs:
+        reasons.setdefault(root(i), reason)
+    found: dict[int, list[SourceView]] = {}
+    for i, item in enumerate(claims):
+        if root(i) in reasons:
+            found.setdefault(root(i), []).extend(item.views)
+    return [(tuple(sorted(members, key=creation_key)), reasons[key]) for key, members in found.items()]
+
+
+def selection_order(claims: Sequence[Claim], newer: dict[int, set[int]]) -> list[int]:
+    """Current statements in creation order, then superseded ones newest first: an update
+    is always considered before what it supersedes."""
+    current = [i for i in range(len(claims)) if not newer[i]]
+    stale = sorted((i for i in range(len(claims)) if newer[i]), key=lambda i: (claims[i].at, -i), reverse=True)
+    return current + stale
+
+
 def plan(views: Sequence[SourceView], *, max_chars: int = bounds.RECON_SUMMARY_MAX_CHARS,
          max_clauses: int = bounds.RECON_SUMMARY_MAX_CLAUSES) -> Optional[SummaryPlan]:
-    """The summary of one component, or None (fewer than two non-equivalent clauses fit)."""
+    """The summary of one coherent component, or None: fewer than two non-equivalent
+    clauses fit, the views are not one coherent group, or they hold an unresolved
+    contradiction (a conflict to flag, not facts to list). A superseded statement is a
+    clause only beside every statement that supersedes it; every input stays listed."""
     classes = statement_classes(views)
-    if len(classes) < 2 or len(components(views)) != 1:  # one scope, attribution and related set
+    if len(classes) < 2 or len(components(views)) != 1 or contradictions(views):
         return None
-    clauses: list[ClauseDraft] = []
-    for members in classes:
-        if len(clauses) == max_clauses:
+    claims = [claim(members) for members in classes]
+    newer = supersessions(claims)
+    chosen: list[int] = []
+    for i in selection_order(claims, newer):
+        if len(chosen) == max_clauses:
             break
-        text = normalize(members[0].statement)
-        if not text or len(render([*(c.text for c in clauses), text])) > max_chars:
+        text = normalize(classes[i][0].statement)
+        if not newer[i] <= set(chosen):
+            continue  # never keep a statement while dropping its update
+        if not text or len(render([*(normalize(classes[c][0].statement) for c in chosen), text])) > max_chars:
             continue  # omitted whole; a shorter later clause may still fit
-        clauses.append(ClauseDraft(text=text, source_ids=tuple(view.memory_id for view in members)))
-    if len(clauses) < 2:
+        chosen.append(i)
+    if len(chosen) < 2:
         return None
+    clauses = tuple(ClauseDraft(text=normalize(classes[i][0].statement),
+                                source_ids=tuple(view.memory_id for view in classes[i])) for i in sorted(chosen))
     supported = {memory_id for clause in clauses for memory_id in clause.source_ids}
     inputs = tuple(view.memory_id for view in sorted(views, key=creation_key))
-    return SummaryPlan(clauses=tuple(clauses), inputs=inputs,
+    return SummaryPlan(clauses=clauses, inputs=inputs,
                        omitted=tuple(memory_id for memory_id in inputs if memory_id not in supported))
 
 
@@ -168,4 +411,11 @@ def check_clauses(clauses: Sequence[ClauseDraft], views: dict[UUID, SourceView],
     ordered = list(views.values())
     if len(components(ordered)) != 1:
         return "summary_unrelated"
+    if contradictions(ordered):
+        return "summary_contradiction"
+    classes = statement_classes(ordered)
+    newer = supersessions([claim(members) for members in classes])
+    kept = {i for i, members in enumerate(classes) if normalize(members[0].statement) in texts}
+    if any(not newer[i] <= kept for i in kept):
+        return "summary_superseded_kept"
     return None

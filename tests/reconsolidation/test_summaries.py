@@ -1,7 +1,9 @@
 """Extractive summaries: whole source statements under a fixed heading, bounded at
 RECON_SUMMARY_MAX_CHARS rendered characters (heading and bullets included), clauses that
 do not fit omitted whole and listed, conservative inherited metadata, and commit-time
-validation that refuses any clause that is not a source statement."""
+validation that refuses any clause that is not a source statement. Time, conflict and
+coherence (supersession, contradictions, one holder per group) are in
+test_summaries_time_and_conflict.py."""
 from __future__ import annotations
 
 from datetime import timedelta
