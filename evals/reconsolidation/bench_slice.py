@@ -2,12 +2,23 @@
 
 Measures the whole leased slice (``reconsolidation.pipeline.driver.run_slice``: claim, plan,
 neighbour lookups, checkpoint, group claims and outcomes, release) at N memories for one
-owner, without provider work — the processor records ``no_change`` for every group it is
-given, so what is timed is the pipeline and the database, not a model. Reported:
+owner. Two processors:
+
+* ``--processor none`` (default): no provider work — every group given is recorded
+  ``no_change``, so what is timed is the pipeline and the database, not a model; it runs
+  until the scan generation is complete;
+* ``--processor rules``: the product's default provider on its real batch path (one
+  reservation per slice, proposals committed in reviewed mode), run until the day's job is
+  idle (``driver.is_idle``: scan, model lane and equivalence backlog done): what it costs
+  for the model lane to reach every groupable anchor.
+
+Reported:
 
 * median and p95 slice wall time (target: p95 <= 1 s);
 * SQL statements per slice, at N and at a small reference bank (bounded, independent of N);
-* slices to a complete scan generation, against the bound ceil(N/64).
+* slices to a complete scan generation, against the bound ceil(N/64);
+* model coverage at the end (groupable anchors whose group the model processed ÷
+  groupable anchors found), reservations (provider calls) per slice, operations recorded.
 
 The bank is ``evals/generate_bank.py``'s synthetic memory-bank@1 document (seeded),
 imported through ``memory.bank.memory_bank_import`` into a throw-away database created and
@@ -163,9 +174,10 @@ def build_owner(memories: int, seed: int, progress) -> tuple[object, dict, list]
     return principal, corpus, ids
 
 
-def timed_slice(principal, store, now, durations: list, statements: list):
-    """One whole slice (``driver.run_slice``, model work without a model); its wall time
-    and SQL statement count are appended to ``durations`` and ``statements``."""
+def timed_slice(principal, store, now, durations: list, statements: list, processor: str = "none"):
+    """One whole slice (``driver.run_slice``; ``processor`` none: model work without a model,
+    rules: the configured rules batch); its wall time and SQL statement count are appended
+    to ``durations`` and ``statements``."""
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
@@ -174,43 +186,74 @@ def timed_slice(principal, store, now, durations: list, statements: list):
     reset_queries()  # the query log is a bounded deque: start each slice's count from empty
     with CaptureQueriesContext(connection) as captured:
         began = time.perf_counter()
-        run = driver.run_slice(principal, lease_owner="bench", store=store, now=now, process=no_provider)
+        run = driver.run_slice(principal, lease_owner="bench", store=store, now=now,
+                               process=no_provider if processor == "none" else None)
         durations.append((time.perf_counter() - began) * 1000)
     statements.append(len(captured.captured_queries))
     return run
 
 
-def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slices: Optional[int] = None) -> dict:
-    """Slices until the generation's scan is complete (or ``max_slices``); every sample kept."""
+def reservations_of(principal, lease_token) -> int:
+    """Provider calls reserved under one slice's lease (the rules batch reserves once)."""
+    from reconsolidation.models import ReconsolidationSpend
+    from veetbot.rls import owner_context
+
+    with owner_context(principal):
+        return ReconsolidationSpend.objects.filter(slice_token=lease_token).count()
+
+
+def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slices: Optional[int] = None,
+            processor: str = "none") -> dict:
+    """Slices until the generation's scan is complete (``processor`` none) or the job is
+    idle (rules), or ``max_slices``; every sample kept."""
+    from reconsolidation.pipeline import driver
     from reconsolidation.pipeline.store import ReconsolidationStore
     from tests.reconsolidation.bulk import bulk_touch
 
     store, now = ReconsolidationStore(), NOW
     timer = TimedStore(store)
-    durations, statements, full, changed, groups = [], [], [], [], []
+    durations, statements, full, changed, groups, calls, operations = [], [], [], [], [], [], []
+    scan_slices, run, last = None, None, None
     phases: dict[str, list[float]] = {name: [] for name in TimedStore.PHASES}
     complete, bound = False, math.ceil(len(ids) / 64)
     while not complete and (max_slices is None or len(durations) < max_slices):
         if busy and len(durations) % TOUCH_EVERY_SLICES == 0:
             bulk_touch(principal, ids[-TOUCH_NEWEST:], at=now)  # recent memories keep changing
         timer.take()  # the touch is not the slice's
-        run = timed_slice(principal, store, now, durations, statements)
+        run = timed_slice(principal, store, now, durations, statements, processor)
         if run is None:
+            if last is not None and last.report.job_completed:
+                # The day's job completed; the pending groups a busy touch just made stale
+                # were invalidated with it, and the new changes wait for the next day.
+                durations.pop(), statements.pop()
+                complete = True
+                break
             raise RuntimeError("nothing was due: the benchmark expects a fresh owner")
+        last = run
         spent = timer.take()
         for name in TimedStore.PHASES:
             phases[name].append(round(spent.get(name, 0.0), 3))
         full.append(run.report.full_anchors)
         changed.append(run.report.changed_anchors)
         groups.append(run.groups_processed)
-        complete = run.generation_complete
+        calls.append(reservations_of(principal, run.report.lease_token))
+        operations.append(len(run.operations))
+        if scan_slices is None and run.generation_complete:
+            scan_slices = len(durations)
+        complete = run.generation_complete if processor == "none" else driver.is_idle(run)
         progress(f"{label} slices", run.coverage.full_cursor, run.coverage.generation_size)
         now += timedelta(seconds=2)
     progress.close()
     timer.close()
+    coverage = last.coverage
     return {
         "slices": len(durations), "generation_complete": complete, "slices_bound_ceil_n_over_64": bound,
-        "within_bound": complete and len(durations) <= bound,
+        "scan_slices": scan_slices, "within_bound": scan_slices is not None and scan_slices <= bound,
+        "model": {"processor": processor, "idle": processor != "none" and complete,
+                  "groupable_anchors": coverage.groupable_anchors, "groupable_processed": coverage.groupable_processed,
+                  "model_coverage": coverage.model_coverage, "groups_failed": coverage.groups_failed,
+                  "reservations_per_slice_max": max(calls), "reservations_total": sum(calls),
+                  "operations_recorded": sum(operations)},
         "slice_ms": {"median": round(statistics.median(durations), 2), "p95": round(p95(durations), 2),
                      "max": round(max(durations), 2), "mean": round(statistics.fmean(durations), 2)},
         "statements_per_slice": {"median": statistics.median(statements), "max": max(statements),
@@ -221,7 +264,8 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         "phase_ms": {name: {"median": round(statistics.median(v), 2), "p95": round(p95(v), 2)}
                      for name, v in phases.items()},
         "samples": {"phase_ms": phases, "slice_ms": [round(d, 3) for d in durations], "statements": statements,
-                    "full_anchors": full, "changed_anchors": changed, "groups": groups},
+                    "full_anchors": full, "changed_anchors": changed, "groups": groups,
+                    "reservations": calls, "operations": operations},
     }
 
 
@@ -234,6 +278,9 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="a small bank measured the same way, to show statements do not grow with N (0: skip)")
     parser.add_argument("--quiet-changes", dest="busy", action="store_false",
                         help="leave the changed lane empty (the full lane then borrows all 128 anchors)")
+    parser.add_argument("--processor", choices=("none", "rules"), default="none",
+                        help="none: every group no_change (pipeline only); rules: the default provider's real "
+                             "batch path, until the job is idle")
     parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
     args = parser.parse_args(argv)
     if args.memories < 2 or args.reference < 0:
@@ -279,18 +326,21 @@ def run(args: argparse.Namespace) -> dict:
         if args.reference:
             principal, corpus_ref, ids = build_owner(args.reference, args.seed, progress)
             reference = {"corpus": corpus_ref, **measure(principal, ids, busy=args.busy, progress=progress,
-                                                          label=str(args.reference))}
+                                                          label=str(args.reference), processor=args.processor)}
             rpt.note(f"reference N={args.reference}: {reference['slices']} slices, statements per slice "
                      f"median {reference['statements_per_slice']['median']} max {reference['statements_per_slice']['max']}")
         principal, corpus, ids = build_owner(args.memories, args.seed, progress)
         rpt.note(f"N={args.memories}: imported in {corpus['import']['seconds']} s")
-        main = measure(principal, ids, busy=args.busy, progress=progress, label=str(args.memories))
+        main = measure(principal, ids, busy=args.busy, progress=progress, label=str(args.memories),
+                       processor=args.processor)
     return {
         "kind": KIND, "started_at": started.isoformat(), "code": code,
         "configuration": {
             "memories": args.memories, "seed": args.seed, "reference_memories": args.reference,
             "busy_changes": args.busy, "touch_every_slices": TOUCH_EVERY_SLICES, "touch_newest": TOUCH_NEWEST,
-            "slice_clock_start": NOW.isoformat(), "processor": "no_provider (every group no_change)",
+            "slice_clock_start": NOW.isoformat(),
+            "processor": "no_provider (every group no_change)" if args.processor == "none" else
+            "rules (the default provider's batch path, reviewed mode)",
             "bounds": bounds_configuration(), "machine": machine(load_at_start, server),
         },
         "corpus": corpus,
@@ -312,9 +362,15 @@ def summary(report: dict) -> str:
         "  phases (median ms): " + ", ".join(f"{k} {v['median']}" for k, v in result["phase_ms"].items()),
         f"  SQL statements per slice: median {result['statements_per_slice']['median']}, "
         f"max {result['statements_per_slice']['max']}",
-        f"  slices to a complete generation: {result['slices']} (bound ceil(N/64) = "
+        f"  slices to a complete generation: {result['scan_slices']} (bound ceil(N/64) = "
         f"{result['slices_bound_ceil_n_over_64']}: {'met' if report['targets']['slices_met'] else 'NOT met'})",
     ]
+    model = result["model"]
+    if model["processor"] != "none":
+        lines.append(f"  {model['processor']}: {result['slices']} slices to idle ({'reached' if model['idle'] else 'NOT reached'}); "
+                     f"model coverage {model['groupable_processed']}/{model['groupable_anchors']} groupable anchors; "
+                     f"at most {model['reservations_per_slice_max']} reservation(s) a slice; "
+                     f"{model['operations_recorded']} operations recorded")
     if ref:
         lines.append(f"  reference N={report['configuration']['reference_memories']}: statements per slice median "
                      f"{ref['statements_per_slice']['median']}, max {ref['statements_per_slice']['max']}; "

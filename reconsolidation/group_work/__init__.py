@@ -1,8 +1,9 @@
-"""Work on one queued group: claim it, read its sources, reserve spend, ask the provider,
+"""Work on a slice's queued groups: claim them, read its sources, reserve spend, ask the provider,
 verify, commit through the writers, finish.
 
 ``claims`` (claim a queued group under the job lease, record its outcome), ``process``
-(``process_group``: the rules path, and the router to the model path), ``model_path`` (the
+(``process_batch``: the rules path over a slice's batch; ``process_group``: one group, and
+the router to the model path), ``model_path`` (the
 model provider's proposal and verification calls), ``admission`` (the only way a prepared
 model request becomes sendable: fresh sources, lease, egress policy, its maximum price
 reserved), ``executor`` (one admitted request sent once, outside every transaction),

@@ -1,27 +1,32 @@
-"""Model work for one claimed group: read, reserve, propose, settle, commit, finish.
+"""Rules work for one slice's claimed groups as ONE batch: read, reserve, propose, settle, commit, finish.
 
-``process_group`` is what the slice driver (``pipeline.driver.run_slice``, the ``dream`` command)
-calls for each group it claims. Steps, each its own short unit of work, and never a
-provider call inside a transaction:
+``process_batch`` is what the slice driver (``pipeline.driver.run_slice``, the ``dream``
+command) calls with the groups it claimed when the ``rules`` provider is configured;
+``process_group`` runs one group as a batch of one (and routes to the model path when a
+model provider is configured or injected). Steps, each its own short unit of work, and
+never a provider call inside a transaction:
 
-1. read the group's current originals (owner context; eligibility and exact revisions
+1. read each group's current originals (owner context; eligibility and exact revisions
    rechecked). A source touched since the group read it (``fences.touched_since_read``:
    corrected or erased; an erasure elsewhere does not count) or fewer than two still
-   valid: the group is ``stale``, before any spend;
-2. reserve spend at ``RECON_RULES_CALL_USD`` under a request digest of the IDs,
-   revisions, attempt and policy, with a content-free call audit (provider ``rules``).
-   A full budget defers the group (``deferred``: not a failure, not completion; it backs
+   valid: that group alone is ``stale``, before any spend;
+2. reserve spend ONCE for the batch at ``RECON_RULES_CALL_USD`` under a request digest of
+   the groups' IDs, revisions and attempts and the policy, with one content-free call audit
+   (provider ``rules``) listing every group, and record the ``proposal`` stage decision.
+   A full budget defers the batch (``deferred``: not a failure, not completion; it backs
    off to the next slice); a price above the slice ceiling can never fit: ``unfittable``;
-3. run the rules provider (pure, outside any transaction) and settle ``verified`` at the
-   same amount — a provider crash settles ``unknown`` (full charge) and fails the group;
-4. commit each proposal (a savepoint each: a conflict rejects only that proposal) and
-   ``finish_group`` in ONE transaction, so the accepted writes and the completion land
-   together or not at all. A merge that overlaps another active set is replanned as the
-   union (queued as a new group). Outcomes: completed (something recorded), no_change or
-   stale; when the slice's operation budget runs out midway the group is deferred with
-   the operations recorded so far, which are not repeated later (input idempotency).
+3. run the rules provider (pure, outside any transaction) over each group and settle
+   ``verified`` at the same amount — a provider crash settles ``unknown`` (full charge) and
+   fails every group of the batch, as a refused batch does on the model path;
+4. per group, commit each proposal (a savepoint each: a conflict rejects only that
+   proposal) and ``finish_group`` in ONE transaction, so the accepted writes and the
+   completion land together or not at all. A merge that overlaps another active set is
+   replanned as the union (queued as a new group). Outcomes: completed (something
+   recorded), no_change or stale; when the slice's operation budget runs out midway the
+   group is deferred with the operations recorded so far, which are not repeated later
+   (input idempotency).
 
-Returns the operations recorded for this group. Source text never leaves this process:
+Returns the operations recorded. Source text never leaves this process:
 the audit holds digests, IDs and reason codes only.
 
 Why the rules provider does not go through ``admission`` and ``executor`` (the model path
@@ -33,7 +38,7 @@ views read in step 1 — no bytes are serialized or sent, so no egress policy ap
 rules provider is local and needs no egress"), there is no price to bound and no stream to
 cancel, and it returns in milliseconds inside the slice's own deadline. What the contract
 still requires holds here too, and ``tests/reconsolidation/test_process_group.py`` checks
-it: a reservation under a digest of the request's identity before the call; the content-free
+it: one reservation per batch under a digest of the request's identity before the call; the content-free
 call audit (provider ``rules``, model ``rules@1``, stage ``proposal``) written with it;
 settlement ``verified`` at the reserved amount with a completion of zero tokens (``unknown``
 at the full charge if the provider crashes); every commit revalidating the sources under the
@@ -47,7 +52,7 @@ from __future__ import annotations
 import hashlib
 import time
 from datetime import datetime
-from typing import Optional
+from typing import Optional, Sequence
 from uuid import uuid4
 
 from reconsolidation import bounds, mode
@@ -69,17 +74,20 @@ _STALE = (StaleInputs,)
 ABOVE_SLICE_CEILING = "above_slice_ceiling"  # spend.reserve: this group's own request exceeds the slice budget
 
 
-def request_digest(group_lease: GroupLease) -> str:
-    """What the request would send, by identity only: policy, provider, attempt, inputs."""
-    lines = [bounds.POLICY, rules.PROVIDER, rules.MODEL, str(group_lease.group_id), str(group_lease.attempt),
-             *(f"{ref.memory_id}:{ref.content_revision}" for ref in sorted(group_lease.inputs, key=lambda r: str(r.memory_id)))]
+def request_digest(group_leases: Sequence[GroupLease]) -> str:
+    """What the batch would send, by identity only: policy, provider, each group's attempt and inputs."""
+    lines = [bounds.POLICY, rules.PROVIDER, rules.MODEL]
+    for lease in sorted(group_leases, key=lambda lease: str(lease.group_id)):
+        lines += [str(lease.group_id), str(lease.attempt),
+                  *(f"{ref.memory_id}:{ref.content_revision}" for ref in sorted(lease.inputs, key=lambda r: str(r.memory_id)))]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def _call_audit(group_lease: GroupLease, digest: str, now: datetime) -> CallAudit:
+def _call_audit(group_leases: Sequence[GroupLease], digest: str, now: datetime) -> CallAudit:
     return CallAudit(
-        batch_id=uuid4(), stage="proposal", group_ids=(group_lease.group_id,), provider=rules.PROVIDER,
-        model=rules.MODEL, pricing_digest=hashlib.sha256(str(bounds.RECON_RULES_CALL_USD).encode()).hexdigest(),
+        batch_id=uuid4(), stage="proposal", group_ids=tuple(lease.group_id for lease in group_leases),
+        provider=rules.PROVIDER, model=rules.MODEL,
+        pricing_digest=hashlib.sha256(str(bounds.RECON_RULES_CALL_USD).encode()).hexdigest(),
         egress_digest=digest, admitted_at=now,
     )
 
@@ -111,54 +119,84 @@ def _replan_union(store: ReconsolidationStore, principal: Principal, group_lease
 
 def process_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, *,
                   now: Optional[datetime] = None, provider: Optional[Provider] = None) -> tuple[OperationView, ...]:
-    """``provider`` is injected by tests and evaluations (scripted); otherwise the configured
-    one runs: ``rules`` below, ``openai`` through admission, executor and apply_review."""
+    """One claimed group as a batch of one. ``provider`` is injected by tests and evaluations
+    (scripted); otherwise the configured one runs: ``rules`` below, ``openai`` through
+    admission, executor and apply_review."""
     now = store._now(now)
     mode.current_mode()  # a refused mode fails loudly before any spend
     if provider is None and selection.selected_provider() != "rules":
-        if selection.readiness():
-            store.finish_group(principal, group_lease, outcome="deferred", reason="provider_not_ready", now=now)
-            return ()
-        provider = selection.model_provider()
-        # The read-only model check before first use (once per process for this base URL and
-        # model): an endpoint that does not list the model defers the group before any spend.
-        unavailable = provider.check_models()
-        if unavailable:
-            store.finish_group(principal, group_lease, outcome="deferred", reason=unavailable, now=now)
+        provider, unready = model_path.configured_provider()
+        if provider is None:
+            store.finish_group(principal, group_lease, outcome="deferred", reason=unready, now=now)
             return ()
     if provider is not None:
         return model_path.process_group(store, principal, group_lease, provider, now=now)
-    with owner_context(principal):
-        touched = fences.touched_since_read(principal, group_lease.inputs)
-        views, reasons = current_sources(principal, group_lease.inputs, now)
-    if touched or len(views) < 2:  # before any spend: the commit would refuse it anyway
-        store.finish_group(principal, group_lease, outcome="stale", reason="sources_changed", now=now)
+    return process_batch(store, principal, [group_lease], now=now)
+
+
+def _live_views(store: ReconsolidationStore, principal: Principal, group_leases: Sequence[GroupLease],
+                now: datetime) -> list[tuple[GroupLease, dict]]:
+    """Each group with its current views; a group whose sources changed since it was read,
+    or that keeps fewer than two valid ones, finishes ``stale`` before any spend."""
+    live = []
+    for lease in group_leases:
+        with owner_context(principal):
+            touched = fences.touched_since_read(principal, lease.inputs)
+            views, _ = current_sources(principal, lease.inputs, now)
+        if touched or len(views) < 2:  # the commit would refuse it anyway
+            store.finish_group(principal, lease, outcome="stale", reason="sources_changed", now=now)
+        else:
+            live.append((lease, views))
+    return live
+
+
+def _finish_all(store: ReconsolidationStore, principal: Principal, group_leases: Sequence[GroupLease], *,
+                outcome: str, reason: str, now: datetime) -> None:
+    for lease in group_leases:
+        store.finish_group(principal, lease, outcome=outcome, reason=reason, now=now)
+
+
+def process_batch(store: ReconsolidationStore, principal: Principal, group_leases: Sequence[GroupLease], *,
+                  now: datetime) -> tuple[OperationView, ...]:
+    """The rules provider over one slice's claimed groups as ONE batch: one reservation and
+    call audit for every live group, one settlement, stage decisions per batch, then each
+    group's proposals and completion in one transaction (``_commit_and_finish``)."""
+    live = _live_views(store, principal, group_leases, now)
+    if not live:
         return ()
-    digest = request_digest(group_lease)
+    leases = [lease for lease, _ in live]
+    digest = request_digest(leases)
+    stage = lambda decision, reason="", **counts: store.stage_decision(  # noqa: E731
+        principal, lease_token=leases[0].lease_token, stage="proposal", decision=decision, reason=reason,
+        counts=counts, now=now)
     try:
-        reservation = store.reserve(principal, group_lease, request_digest=digest,
+        reservation = store.reserve(principal, leases[0], batch=leases[1:], request_digest=digest,
                                     maximum_usd=bounds.RECON_RULES_CALL_USD,
-                                    call_audit=_call_audit(group_lease, digest, now), now=now)
+                                    call_audit=_call_audit(leases, digest, now), now=now)
     except BudgetExhausted as error:
-        # This group's own request above the slice ceiling: no later slice admits it either.
+        # The batch's own price above the slice ceiling: no later slice admits it either.
         outcome = "unfittable" if error.reason == ABOVE_SLICE_CEILING else "deferred"
-        store.finish_group(principal, group_lease, outcome=outcome, reason=error.reason, now=now)
+        stage("deferred", error.reason, groups=len(leases))
+        _finish_all(store, principal, leases, outcome=outcome, reason=error.reason, now=now)
         return ()
     except ReconsolidationDisabled:  # switched off after the claim: admit no provider call
-        store.finish_group(principal, group_lease, outcome="deferred", reason="disabled", now=now)
+        _finish_all(store, principal, leases, outcome="deferred", reason="disabled", now=now)
         return ()
+    stage("prepared", groups=len(leases))
     started = time.monotonic()
     try:
-        proposals = rules.propose(list(views.values()))
-    except Exception:
-        store.settle(principal, reservation.id, outcome="unknown", lease_token=group_lease.lease_token, now=now)
-        store.finish_group(principal, group_lease, outcome="failed", reason="provider_error", now=now)
+        proposals = [rules.propose(list(views.values())) for _, views in live]
+    except Exception:  # a provider failure refuses the whole batch, as on the model path
+        store.settle(principal, reservation.id, outcome="unknown", lease_token=leases[0].lease_token, now=now)
+        stage("invalid_response", "provider_error", groups=len(leases))
+        _finish_all(store, principal, leases, outcome="failed", reason="provider_error", now=now)
         return ()
     store.settle(principal, reservation.id, outcome="verified", actual_usd=bounds.RECON_RULES_CALL_USD,
-                 lease_token=group_lease.lease_token, now=now,
+                 lease_token=leases[0].lease_token, now=now,
                  completion=CallCompletion(completed_at=now, elapsed_ms=int((time.monotonic() - started) * 1000),
                                            transport_outcome="completed", input_tokens=0, output_tokens=0))
-    return _commit_and_finish(store, principal, group_lease, proposals, now)
+    return tuple(op for lease, found in zip(leases, proposals)
+                 for op in _commit_and_finish(store, principal, lease, found, now))
 
 
 def _commit_and_finish(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, proposals,

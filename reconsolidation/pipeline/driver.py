@@ -9,7 +9,7 @@
   wall deadline) and hands them to model work as ONE batch (``process_claimed``): a model
   provider gets one proposal and one verification request for all of them
   (``group_work.model_path.process_batch``); the rules provider, which sends nothing,
-  runs ``group_work.process.process_group`` for each claimed group of the batch. Then
+  takes the same batch under one reservation (``group_work.process.process_batch``). Then
   release. It returns None when nothing is due or another worker holds the owner's live
   lease. A caller-supplied per-group ``process`` (tests, the slice benchmark) instead runs
   the groups one claim at a time, renewing the lease every ``RECON_RENEW_SECONDS``.
@@ -98,12 +98,12 @@ def process_claimed(store: ReconsolidationStore, principal: Principal, group_lea
     evaluations (scripted); otherwise the configured one runs. A model provider that is not
     ready defers every group before any spend."""
     from reconsolidation.group_work import model_path
-    from reconsolidation.group_work.process import process_group
+    from reconsolidation.group_work.process import process_batch
     from reconsolidation.providers import selection
 
     mode.current_mode()  # a refused mode fails loudly before any spend
     if provider is None and selection.selected_provider() == "rules":
-        return tuple(op for lease in group_leases for op in process_group(store, principal, lease, now=now))
+        return process_batch(store, principal, group_leases, now=now)
     if provider is None:
         provider, unready = model_path.configured_provider()
         if provider is None:

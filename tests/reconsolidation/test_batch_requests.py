@@ -132,3 +132,24 @@ def test_a_slice_with_four_queued_groups_sends_at_most_one_proposal_and_one_veri
     assert sorted(a.event for a in stages) == sorted(decisions)
     assert all(a.group_id is None and a.counts["groups"] == len(groups) for a in stages)
     assert all(op.kind != "no_change" for op in run.operations) and len(run.operations) == operations
+
+
+def test_the_rules_provider_takes_a_slices_four_groups_as_one_batch_under_one_reservation(
+        db, enabled, store, day_one):
+    owner = make_owner()[0]
+    four_related_pairs(owner)
+    run = driver.run_slice(owner, lease_owner="test", store=store, now=day_one)
+
+    assert run.groups_processed == bounds.RECON_SLICE_MAX_GROUPS
+    with owner_context(owner):
+        groups = {row.id: (row.state, row.reason) for row in ReconsolidationGroup.objects.all()}
+        spends = list(ReconsolidationSpend.objects.all())
+        stages = list(ReconsolidationAudit.objects.filter(event__startswith="batch_"))
+    assert len(groups) == bounds.RECON_SLICE_MAX_GROUPS
+    assert all(state in {"completed", "no_change"} for state, _ in groups.values())
+    # one reservation, its call audit naming every group of the batch, settled once
+    assert len(spends) == 1 and spends[0].state == "settled"
+    assert spends[0].call_audit["provider"] == "rules"
+    assert set(map(uuid.UUID, spends[0].call_audit["group_ids"])) == set(groups)
+    assert [a.event for a in stages] == ["batch_proposal_prepared"]
+    assert stages[0].counts == {"groups": len(groups)}
