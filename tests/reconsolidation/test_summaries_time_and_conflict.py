@@ -18,8 +18,10 @@ from reconsolidation.pipeline.sources import SourceView
 from reconsolidation.providers import rules
 from reconsolidation.rules import summaries
 from reconsolidation.rules.summaries import check_clauses, claim, contradictions, plan, supersedes
-from tests.factories import T0
+from tests.factories import T0, make_owner
+from tests.reconsolidation.helpers import original
 from tests.reconsolidation.test_equivalence import view
+from tests.reconsolidation.work_builders import approve, by_kind, derived_rows, process
 
 DEMO_BANK = Path(__file__).resolve().parents[2] / "evals" / "fixtures" / "demo-bank.json"
 THEO, DANA = "person:theo", "person:dana"
@@ -298,3 +300,26 @@ def test_every_plan_passes_the_commit_check_and_keeps_no_statement_without_its_u
     assert kept_without_update(result, views) == []
     assert set(result.inputs) == {v.memory_id for v in views}
     assert set(result.omitted) == set(result.inputs) - {i for c in result.clauses for i in c.source_ids}
+
+
+# --- Through the database: the rules provider, the commit check and the projection --------
+
+def test_through_the_database_the_theo_summary_commits_with_its_updates_and_lists_the_old_job(db, enabled, store):
+    owner = make_owner()[0]
+    said = [("The owner's brother is named Theo.", 0), (CHEF, 0), ("Theo is considering moving away from Rotterdam.", 0),
+            (MOVING, 64), ("The owner's brother lives in Porto.", 99), (BOTH, 99)]
+    memories = [original(owner, text, subject="Theo", at=T0 + day * DAY) for text, day in said]
+    now = T0 + 120 * DAY
+    (op,) = by_kind(process(store, owner, memories, now), "summarize_related")
+    assert {ref.memory_id for ref in op.inputs} == {m.id for m in memories}  # omitted ones stay inputs
+    approve(store, owner, op, now)  # the commit re-runs check_clauses over the locked rows
+    (row,) = derived_rows(owner)
+    assert [clause["text"] for clause in row.clauses] == [
+        "The owner's brother is named Theo.", MOVING, "The owner's brother lives in Porto.", BOTH]
+
+
+def test_through_the_database_a_contradiction_is_not_summarised(db, enabled, store):
+    owner = make_owner()[0]
+    memories = [original(owner, text, subject="Theo") for text in
+                ("Theo lives in Paris.", "Theo lives in Berlin.", "Theo has a cat.")]
+    assert by_kind(process(store, owner, memories, T0 + DAY), "summarize_related") == []
