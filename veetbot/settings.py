@@ -143,6 +143,12 @@ RECALL_RRF_SHARED_TIE_ARMS = ("lexical", "structured")
 # Hybrid only: a lexical candidate votes in fusion when it covers at least this fraction of
 # the query's distinct lexemes (and at least one); sparse recall keeps every lexical vote.
 RECALL_HYBRID_LEXICAL_MIN_COVERAGE = 0.5
+# Hybrid and dense (recall.floor): a ranked original is rendered only when its cosine
+# similarity to the query is at least (the query's nearest original's similarity − this),
+# or (hybrid) it has a lexical vote, an exact structured match or came from the expansion
+# arm; 0 switches the floor off. Calibrated on the diagnostic's development split and LoCoMo
+# conversations 0-4 (evals/reports/recall-floor-calibration.json).
+RECALL_RELEVANCE_SIMILARITY_MARGIN = float(os.environ.get("RECALL_RELEVANCE_SIMILARITY_MARGIN", 0.25))
 # Hybrid only (recall.expansion): siblings (same subject or entity) of this many top fused
 # candidates, this many per seed, nearest the query first. Either at 0 switches the arm off
 # (indexed lookups of the seeds' keys, one probe per sibling).
@@ -182,6 +188,8 @@ RECALL_CONTEXT_MAX_SEARCHES = 4
 RECALL_CONTEXT_MAX_ROUNDS = 2
 RECALL_CONTEXT_DEADLINE_SECONDS = float(os.environ.get("RECALL_CONTEXT_DEADLINE_SECONDS", 1.0))
 RECALL_CONTEXT_QUERY_MAX_BYTES = 512
+# Correction notices a context carries beyond the shared allowance (recall/context/corrections.py).
+RECALL_CONTEXT_MAX_CORRECTION_NOTICES = 4
 
 # --- Reconsolidation@1 bounds (read by reconsolidation/bounds.py; names carry their unit) --
 RECON_DUE_TIME_UTC = os.environ.get("RECON_DUE_TIME_UTC", "03:00")  # daily due time per owner

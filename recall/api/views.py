@@ -181,7 +181,9 @@ class ContextResultSerializer(serializers.Serializer):
         "[m:<id>] citation, then any [limitation] notice. Empty when nothing was found."))
     tokens = serializers.IntegerField(help_text="ceil(UTF-8 bytes of the rendered items / 4).")
     items = RecallItemSerializer(many=True, help_text="The rendered items, first-found first.")
-    notices = serializers.ListField(child=serializers.CharField(), help_text="Limitation notices, fixed phrases.")
+    notices = serializers.ListField(child=serializers.CharField(), help_text=(
+        "Limitation notices (fixed phrases), then correction notices: a found memory the owner corrected, "
+        "outside the shared allowance (at most RECALL_CONTEXT_MAX_CORRECTION_NOTICES)."))
     trace = ContextTraceSerializer(help_text="What assembly did: counts, channels, trace IDs and times only.")
 
 

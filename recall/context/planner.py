@@ -12,7 +12,8 @@ deadline is checked before each one: a search that would start past it is not ru
 
 When the deadline or the allowance stops planned work — or the allowance leaves found items
 out — the context ends with an explicit limitation notice, so the assistant knows memory
-may hold more. The trace returned with the context holds counts, channels, trace IDs and
+may hold more. Correction notices (``corrections``) follow it whatever the allowance: a
+found original whose statement the owner corrected is never silently left out. The trace returned with the context holds counts, channels, trace IDs and
 times only: never a query or a memory's text.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from uuid import UUID
 from django.conf import settings
 
 from recall import retriever
+from recall.context import corrections
 from recall.context.former import ContextNeed, first_query, second_round
 from recall.domain import RecallItem, RecallRequest, RecallResult
 from recall.render import render
@@ -52,7 +54,7 @@ class SearchTrace:
 
 @dataclass(frozen=True)
 class ContextResult:
-    context: str  # rendered items, then any limitation notice
+    context: str  # rendered items, then any limitation notice, then any correction notices
     items: tuple[RecallItem, ...]
     tokens: int
     notices: tuple[str, ...]
@@ -73,6 +75,7 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     deadline_s = float(settings.RECALL_CONTEXT_DEADLINE_SECONDS)
     ceiling = int(settings.RECALL_CONTEXT_MAX_SEARCHES)
     found: dict[UUID, RecallItem] = {}
+    ranked: list[UUID] = []  # every search's permitted ranked originals, for correction notices
     traces: list[SearchTrace] = []
     stopped: Stop = ""
     planned = 1
@@ -82,6 +85,7 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         result = retriever.recall(principal=principal, surface="context", now=now, encoder=encoder,
                                   request=RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens,
                                                         **filters, **extra))
+        ranked.extend(result.stages.ranked_ids)
         new = [item for item in result.items if item.id not in found]
         for item in new:
             found[item.id] = item
@@ -107,7 +111,9 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     rendered = _render(found, max_items=max_items, max_tokens=max_tokens)
     if not stopped and _left_out(found, rendered.items):
         stopped = "allowance"  # found more than the allowance could render
-    notices = (LIMITATION[stopped],) if stopped else ()
+    corrected = corrections.corrections(principal, ranked, now=filters.get("as_of") or now)
+    notices = ((LIMITATION[stopped],) if stopped else ()) + corrections.notices(
+        corrected, {item.id for item in rendered.items})
     context = "\n".join(filter(None, [rendered.text, *notices]))
     return ContextResult(
         context=context, items=rendered.items, tokens=rendered.tokens, notices=notices, searches=tuple(traces),
