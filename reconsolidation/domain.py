@@ -270,6 +270,9 @@ class Coverage(Value):
     # not selected, or a duplicate naming its group) and those whose group the model processed.
     groupable_anchors: int = 0
     groupable_processed: int = 0
+    # Failed attempts counted on the owner's groups (each group has at most
+    # RECON_MAX_GROUP_ATTEMPTS): one more is progress toward a terminal outcome.
+    failed_attempts: int = 0
 
     @property
     def model_coverage(self) -> Optional[float]:

@@ -219,11 +219,14 @@ def made_progress(run: SliceRun) -> bool:
     """A slice that scanned no anchor, recorded no operation and left as many groups waiting
     as it found (every group deferred, e.g. on an exhausted budget) would repeat itself:
     until-idle stops instead of spinning. A group deferred by the per-slice operation
-    budget after recording operations is progress: its next slice continues after them."""
+    budget after recording operations is progress: its next slice continues after them, and
+    so is a failed attempt (a provider refusing the batch): a group has at most
+    ``RECON_MAX_GROUP_ATTEMPTS``, so retries end in a terminal outcome."""
     scanned = run.report.full_anchors + run.report.changed_anchors
     decided = run.report.duplicates + run.report.no_neighbours  # model-lane decisions on passed anchors
     return (scanned > 0 or decided > 0 or bool(run.operations)
-            or run.groups_pending < run.report.coverage.groups_pending)
+            or run.groups_pending < run.report.coverage.groups_pending
+            or run.coverage.failed_attempts > run.report.coverage.failed_attempts)
 
 
 def coverage_json(cover: Coverage) -> dict:

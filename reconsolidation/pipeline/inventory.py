@@ -296,7 +296,7 @@ def queue_group(
 def coverage(principal: Principal, job: ReconsolidationJob) -> Coverage:
     with connection.cursor() as cursor:
         cursor.execute(sql.GROUP_COUNTS, {"job_id": job.id, "policy": bounds.POLICY})
-        pending, processed, failed = cursor.fetchone()
+        pending, processed, failed, failed_attempts = cursor.fetchone()
         cursor.execute(sql.MODEL_COVERAGE, {"job_id": job.id, "policy": bounds.POLICY})
         groupable, groupable_processed = cursor.fetchone()
     scan_complete = job.full_cursor_sequence >= job.full_high_watermark
@@ -304,7 +304,7 @@ def coverage(principal: Principal, job: ReconsolidationJob) -> Coverage:
         generation=job.full_generation, generation_size=job.full_high_watermark, full_cursor=job.full_cursor_sequence,
         full_scanned=job.full_scanned, changed_scanned=job.changed_scanned, excluded=job.excluded,
         scan_complete=scan_complete, groups_queued=job.groups_queued, not_selected=job.not_selected,
-        groups_pending=pending, groups_processed=processed, groups_failed=failed,
+        groups_pending=pending, groups_processed=processed, groups_failed=failed, failed_attempts=failed_attempts,
         model_complete=scan_complete and pending == 0 and job.not_selected == 0 and model_lane_done(job),
         groupable_anchors=groupable, groupable_processed=groupable_processed,
     )

@@ -123,7 +123,9 @@ GROUP_COUNTS = """
     SELECT (SELECT count(*) FROM reconsolidation_reconsolidationgroup
             WHERE policy = %(policy)s AND state IN ('pending', 'leased')),
            count(*) FILTER (WHERE state IN ('completed', 'no_change')),
-           count(*) FILTER (WHERE state = 'failed')
+           count(*) FILTER (WHERE state = 'failed'),
+           (SELECT coalesce(sum(retry_count), 0) FROM reconsolidation_reconsolidationgroup
+            WHERE policy = %(policy)s)
     FROM reconsolidation_reconsolidationgroup WHERE job_id = %(job_id)s AND origin = 'neighbours'
 """
 
@@ -242,3 +244,38 @@ RECEIPTS_UPSERT = """
         group_id = CASE WHEN {kept} THEN r.group_id ELSE EXCLUDED.group_id END,
         recorded_at = EXCLUDED.recorded_at
 """.format(kept=_KEPT)
+
+# --- The semantic neighbour arm ---------------------------------------------------------
+# Each anchor's nearest eligible originals by their own vectors (the anchor's current vector
+# in the configured space against the owner's vectors of the same space, each only for the
+# content revision it was computed from), under the same hard predicates as the lexical
+# arm (EXCLUSION_REASON, equal scope) and the same neighbour bound. Exact distances over the
+# owner's vectors (forced RLS applies: the runtime role sees only this owner's rows); the
+# probe by ID keeps the LIMIT counting eligible originals only. With no vector for an
+# anchor (semantic off, not yet backfilled) the arm returns nothing for it.
+SEMANTIC_NEIGHBOURS = f"""
+    SELECT a.id, n.id, n.creation_sequence, n.content_revision, n.distance
+    FROM memory_memory a
+    JOIN recall_memoryvector av
+      ON av.memory_id = a.id AND av.space = %(space)s AND av.content_revision = a.content_revision
+     AND av.tenant_id = %(tenant_id)s AND av.principal_id = %(principal_id)s
+    CROSS JOIN LATERAL (
+        SELECT m.id, m.creation_sequence, m.content_revision, d.distance
+        FROM (
+            SELECT v.memory_id, v.content_revision, (v.embedding <=> av.embedding) AS distance
+            FROM recall_memoryvector v
+            WHERE v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s AND v.space = %(space)s
+              AND v.memory_id <> a.id
+            OFFSET 0
+        ) d
+        CROSS JOIN LATERAL (
+            SELECT * FROM memory_memory
+            WHERE id = d.memory_id AND {OWNER} AND content_revision = d.content_revision LIMIT 1
+        ) m
+        WHERE d.distance <= %(max_distance)s AND m.scope = a.scope AND {EXCLUSION_REASON} = ''
+        ORDER BY d.distance, m.creation_sequence, m.id
+        LIMIT %(neighbours)s
+    ) n
+    WHERE a.tenant_id = %(tenant_id)s AND a.principal_id = %(principal_id)s AND a.id = ANY(%(anchors)s::uuid[])
+    ORDER BY a.id, n.distance, n.creation_sequence, n.id
+"""

@@ -252,3 +252,17 @@ def test_a_slice_whose_equivalence_merges_fill_its_operation_bound_claims_no_mod
     assert run.groups_processed == 0
     with owner_context(owner):
         assert ReconsolidationGroup.objects.filter(state="pending", origin="neighbours").exists()
+
+
+def test_until_idle_counts_a_failed_attempt_as_progress_and_ends_with_the_groups_terminal(
+        paired, enabled, store, day_one):
+    principal, _ = paired
+
+    def refuse(store, principal, group_lease, *, now):  # a provider refusing every batch
+        store.finish_group(principal, group_lease, outcome="failed", reason="provider_error", now=now)
+        return ()
+
+    runs, stopped = driver.run_until_idle(principal, lease_owner="test", store=store, process=refuse, now=day_one)
+    assert stopped == "idle"
+    assert runs[-1].groups_pending == 0 and runs[-1].coverage.groups_failed > 0
+    assert runs[-1].coverage.failed_attempts == bounds.RECON_MAX_GROUP_ATTEMPTS * runs[-1].coverage.groups_failed
