@@ -32,6 +32,16 @@ STATE_PHRASE = {
 }
 REASON = {
     "equivalence_key": "the statements match word for word, with the same subject, type, scope and attribution",
+    # Local paraphrase merges (reconsolidation.rules.paraphrase): what matched; every guard was checked.
+    "paraphrase_reordered": (
+        "the same words in another order: same attribution, scope, polarity, type, sensitivity and authority;"
+        " identical numbers, dates, times, days, frequencies and names; no difference in negation, modality,"
+        " tense, status, comparison, direction or relation and role words. Proposed only: it waits for you"),
+    "paraphrase_word_forms": (
+        "the same claim in other word forms (every differing word is another form of a word on the other side,"
+        " or its topic): same attribution, scope, polarity, type, sensitivity and authority; identical numbers,"
+        " dates, times, days, frequencies and names; no difference in negation, modality, tense, status,"
+        " comparison, direction or relation and role words. Proposed only: it waits for you"),
     "polarity_difference": "one affirms what another denies about the same subject",
     "value_difference": "they give different values for the same subject",
     "extractive_summary": "related memories about one subject, quoted word for word",

@@ -9,6 +9,13 @@ inside every probe, before any bound. At most ``RECON_GROUP_MAX_MEMBERS - 1`` ne
 are kept, ordered by subject/entity match, overlap score, the generation's rotated
 creation key and UUID; the anchor is appended. Nothing compares all pairs.
 
+A semantic arm (``semantic_neighbours``) adds the anchor's nearest eligible originals by
+their own vectors (``inventory_sql.SEMANTIC_NEIGHBOURS``: same hard predicates, equal
+scope, within ``RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE``), so paraphrases with few shared
+words meet in one group. They follow the lexical neighbours (nearest first) under the same
+total bound of ``RECON_GROUP_MAX_MEMBERS - 1``. With semantic recall off, or no current
+vector for an anchor, the arm contributes nothing.
+
 Anchors are looked up in order in batches of ``RECON_NEIGHBOUR_BATCH_ANCHORS`` per
 statement, and lookup stops once the slice has its groups. ``select_groups`` serves the
 changed lane (changed beliefs first); the full lane's anchors are reached by the model
@@ -50,7 +57,44 @@ def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: i
         for anchor_id, memory_id, match_rank, overlap, creation_sequence, revision in cursor.fetchall():
             found[anchor_id].append((memory_id, match_rank, overlap, creation_sequence, revision))
     rotated = lambda row: (-row[1], -row[2], row[3] < start_key, row[3], str(row[0]))  # noqa: E731
-    return {anchor: sorted(rows, key=rotated) for anchor, rows in found.items()}
+    nearest = semantic_neighbours(principal, anchor_ids, now=now)
+    bound = bounds.RECON_GROUP_MAX_MEMBERS - 1
+    merged: dict[UUID, list[tuple]] = {}
+    for anchor, rows in found.items():
+        lexical = sorted(rows, key=rotated)
+        known = {row[0] for row in lexical}
+        extra = [row for row in nearest.get(anchor, []) if row[0] not in known]
+        merged[anchor] = (lexical + extra)[:bound]
+    return merged
+
+
+def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now: datetime) -> dict[UUID, list[tuple]]:
+    """anchor -> [(memory_id, 0, 0, creation_sequence, content_revision)], nearest first, from
+    the configured encoder's space; {} when semantic recall is off. Caller holds the owner
+    context. Reads stored vectors only: nothing is encoded here."""
+    from django.conf import settings
+
+    if not settings.AGENT_MEMORY_SEMANTIC_ENABLED or not anchor_ids:
+        return {}
+    from recall.encoders import EncoderUnavailable, get_encoder
+
+    try:
+        encoder = get_encoder()
+    except EncoderUnavailable:
+        return {}
+    if encoder is None:
+        return {}
+    found: dict[UUID, list[tuple]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(sql.SEMANTIC_NEIGHBOURS, {
+            "tenant_id": principal.tenant_id, "principal_id": principal.principal_id, "anchors": list(anchor_ids),
+            "space": encoder.tuple.space, "now": now, "sensitivities": allowed_sensitivities(),
+            "neighbours": bounds.RECON_GROUP_MAX_MEMBERS - 1,
+            "max_distance": bounds.RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE,
+        })
+        for anchor_id, memory_id, creation_sequence, revision, _distance in cursor.fetchall():
+            found.setdefault(anchor_id, []).append((memory_id, 0, 0, creation_sequence, revision))
+    return found
 
 
 def anchor_drafts(

@@ -8,6 +8,12 @@ can establish:
   inventory's bank-wide equivalence pass plans the same merges without a group slot
   (``pipeline.inventory.plan_equivalence_merges``); whichever is recorded first stands
   and the other is refused by input idempotency (``duplicate_operation``);
+* ``merge_equivalent`` over paraphrases — one per set of two or more equivalence classes
+  whose members all pass the local paraphrase guards pairwise (``paraphrase``): the same
+  claim in other words. Its reason is what matched (``paraphrase.MATCH_CODES``: every guard
+  of ``paraphrase.GUARDS`` was checked). It is a proposal only: the owner approves it, the
+  commit re-checks the guards over the current rows, and it never commits unattended
+  (``writers.apply``);
 * ``flag_conflict`` — one per set of claims about the same thing (``conflict_key``: same
   subject, claim kind and scope, statements equal once numbers are masked and case folded)
   whose polarity differs or whose numbers differ (a value difference). It records the
@@ -27,7 +33,7 @@ from typing import Sequence
 
 from reconsolidation import bounds
 from reconsolidation.domain import Proposal
-from reconsolidation.rules import summaries
+from reconsolidation.rules import paraphrase, summaries
 from reconsolidation.rules.equivalence import creation_key, equivalence_classes, normalize
 from reconsolidation.pipeline.sources import SourceView
 
@@ -70,12 +76,28 @@ def _proposal(kind: str, views: Sequence[SourceView], reason: str, **extra) -> P
     return Proposal(kind=kind, inputs=inputs, model_identity=MODEL_IDENTITY, reason=reason, **extra)
 
 
+def paraphrase_proposals(views: Sequence[SourceView]) -> list[Proposal]:
+    """Merges of paraphrase sets spanning two or more equivalence classes (exact duplicates of
+    a member come along: the union supersedes their exact merge when approved)."""
+    classes = equivalence_classes(views)
+    heads = [members[0] for members in classes]
+    by_head = {members[0].memory_id: members for members in classes}
+    found = []
+    for group in paraphrase.classes(heads):
+        members = [view for head in group for view in by_head[head.memory_id]]
+        verdict = paraphrase.match(members)
+        if verdict.ok and len(members) <= bounds.RECON_GROUP_MAX_MEMBERS:
+            found.append(_proposal("merge_equivalent", members, verdict.match))
+    return found
+
+
 def propose(sources: Sequence[SourceView]) -> list[Proposal]:
     views = sorted(sources, key=creation_key)
     proposals = [
         _proposal("merge_equivalent", members, "equivalence_key")
         for members in equivalence_classes(views) if len(members) >= 2
     ]
+    proposals.extend(paraphrase_proposals(views))
     conflicted = set()
     for members, reason in conflicts(equivalence_classes(views)):
         proposals.append(_proposal("flag_conflict", members, reason))

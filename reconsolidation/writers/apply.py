@@ -5,8 +5,10 @@ committing it): both hold the owner lock and the sources FOR UPDATE in sorted UU
 
 * ``validate`` — the kind-specific authority, and the owner's rejections as commit gates
   (``blocks``): no merge, summary or hypothesis over a source whose claim the owner
-  rejected (a live copy of it); a merge needs one equivalence key over all inputs and no
-  owner block on any member pair or claim/event pair; a summary needs extractive clauses
+  rejected (a live copy of it); a merge needs one equivalence key over all inputs — or,
+  for a paraphrase merge, every pair of inputs passing the local paraphrase guards
+  (``rules.paraphrase``) over the current rows — and no owner block on any member pair or
+  claim/event pair; a summary needs extractive clauses
   (``summaries.check_clauses``) and neither a blocked clause set nor a blocked pair of
   clause claims; a conflict flag needs two sources; a hypothesis needs the stricter lane
   (``hypotheses.check``), a wording that is neither blocked nor a rejected claim.
@@ -15,7 +17,10 @@ committing it): both hold the owner lock and the sources FOR UPDATE in sorted UU
 * ``overlap`` — a merge whose member is already in another active set: an active set
   wholly inside the new inputs is superseded by the union; any other overlap is refused
   (``overlapping_membership``) so the caller replans the union as a new group.
-* ``apply`` — only when an operation becomes ``committed``: membership rows (merge), the
+* ``apply`` — only when an operation becomes ``committed``. A *similarity-only* merge (not
+  one equivalence key; its reason a ``paraphrase.MATCH_CODES`` code, which no verifier has
+  seen) is never committed by the unattended recording itself: it stays ``proposed`` until
+  the owner approves it (``needs_owner``). Otherwise: membership rows (merge), the
   ``DerivedMemory`` projection (summary, its UUID the operation's), nothing for a
   conflict flag (its dependencies are the record). Originals are never touched and no
   corroboration is added.
@@ -29,9 +34,11 @@ from uuid import UUID
 from memory.errors import Conflict
 from memory.services.owner_state import allocate
 from reconsolidation.domain import ClauseDraft
-from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
+from reconsolidation.models import (
+    DerivedMemory, ReconsolidationAudit, ReconsolidationMember, ReconsolidationOperation,
+)
 from reconsolidation.rows import audit, owner_fields
-from reconsolidation.rules import summaries
+from reconsolidation.rules import paraphrase, summaries
 from reconsolidation.rules.equivalence import all_equivalent, canonical, normalize
 from reconsolidation.pipeline.sources import SourceView, evidence_events
 from reconsolidation.writers import blocks, hypotheses
@@ -78,7 +85,7 @@ def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], cla
     if kind in GATED_KINDS and blocks.any_rejected(view.claim_sha256 for view in ordered):
         raise ProposalRefused("claim_rejected_by_owner")
     if kind == "merge_equivalent":
-        if not all_equivalent(ordered):
+        if not all_equivalent(ordered) and not paraphrase.match(ordered).ok:
             raise ProposalRefused("not_equivalent")
         if blocks.any_blocked(merge_signatures(principal, ordered)):
             raise ProposalRefused("blocked_by_owner")
@@ -142,10 +149,27 @@ def clauses_of(operation: ReconsolidationOperation, views: dict[UUID, SourceView
     )
 
 
+def similarity_only(operation: ReconsolidationOperation, views: Sequence[SourceView]) -> bool:
+    """A merge that only the local paraphrase guards support: no equivalence key, no verifier."""
+    return (operation.kind == "merge_equivalent" and operation.reason in paraphrase.MATCH_CODES
+            and not all_equivalent(views))
+
+
+def needs_owner(operation: ReconsolidationOperation, views: Sequence[SourceView]) -> bool:
+    """True while a similarity-only merge is being *recorded* (never proposed before, so not
+    an owner approval): it must stay proposed whatever the mode. An owner approval follows a
+    recorded proposal, which has its ``operation_proposed`` audit."""
+    return similarity_only(operation, views) and not ReconsolidationAudit.objects.filter(
+        operation_id=operation.id, event="operation_proposed").exists()
+
+
 def apply(principal: Principal, operation: ReconsolidationOperation, views: dict[UUID, SourceView],
           now: datetime) -> None:
-    """Move ``operation`` (locked, proposed) to committed and write what that means."""
+    """Move ``operation`` (locked, proposed) to committed and write what that means; a
+    similarity-only merge being recorded stays proposed (``needs_owner``)."""
     ordered = list(views.values())
+    if needs_owner(operation, ordered):
+        return
     if operation.kind == "merge_equivalent":
         holders, inside = overlap(list(views))
         if holders and not inside:

@@ -1,0 +1,398 @@
+"""Local paraphrase guards: when two originals say the same thing in other words.
+
+``check(a, b)`` decides one pair; ``match(views)`` a whole set (every pair must pass). A
+paraphrase merge is a *proposal* only: the owner approves it (reviewed mode) and it never
+commits unattended unless a model verifier also says entailed (``writers.apply``). The
+exact equivalence key (``equivalence``) stays the only authority for an automatic merge.
+
+Guards, each a finite code (``GUARDS``), all checked on every pair:
+
+* ``fields`` — same attribution, scope, portability, polarity, belief type, claim kind,
+  derivation, sensitivity, authority and expiry, and the same subject up to case and
+  spacing (a subject can carry the referent of "she" or of an elided subject, so two
+  subjects are two claims until a verifier says otherwise);
+* ``numbers`` — identical numbers, quantities, money, dates and times (digits and number
+  words alike: "ten" is 10), units and currencies;
+* ``calendar`` — identical weekdays, months and day parts; ``frequency`` — identical
+  frequency words (once, twice, usually, sometimes, ...), "every"/"each" and a plural
+  weekday meaning the same habit;
+* ``entities`` — identical named entities (capitalised words, case folded);
+* ``negation``, ``modality`` (might/will/can ...), ``tense`` (was/were/had, -ed and
+  irregular past forms, used to), ``status`` (no longer, former, old/new, still ...),
+  ``comparison`` (before/after, more/less, until/since, only ...), ``direction`` (to/from),
+  ``relation`` (son/daughter, partner, colleague ...) and ``role`` (work/personal/home ...)
+  — the words of each class must be the same on both sides;
+* ``content`` — every other content word of one side is accounted for on the other: the
+  same word, another inflection or derivation of it (shared stem), or a compound that
+  contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
+  no counterpart. Word-vector similarity is deliberately *not* an accounting: on MiniLM
+  "cats"/"dogs" (0.72) score above "cycles"/"bike" (0.44), so similarity would merge
+  co-hyponyms — exactly the false merge these guards exist to refuse.
+
+Two statements with the same words are the equivalence key's to judge, never this
+module's: such a pair is refused here (``same_words``) unless its key is equal, so a
+difference the key refuses (valid_from, say) is never overridden by "similarity".
+
+The word classes below are English grammar (closed classes: determiners, auxiliaries,
+modals, prepositions, kinship terms, number words, irregular past forms), not a corpus list.
+Pure functions over ``SourceView`` values: no database, no clock, no model.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Optional, Sequence
+
+from reconsolidation.pipeline.sources import SourceView
+from reconsolidation.rules.equivalence import equivalence_key, normalize
+
+VERSION = "paraphrase-guards@1"
+GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", "modality", "tense", "status",
+          "comparison", "direction", "relation", "role", "content")
+# What matched, the finite reason code a proposal carries (each at most 40 characters).
+MATCH_REORDERED = "paraphrase_reordered"  # same content words, other order or function words
+MATCH_WORD_FORMS = "paraphrase_word_forms"  # differing words are other forms of the same words
+MATCH_CODES = (MATCH_REORDERED, MATCH_WORD_FORMS)
+
+FIELDS = ("attribution", "scope", "portable", "polarity", "belief_type", "claim_kind", "derivation", "sensitivity",
+          "authority", "expires_at")
+
+_WORD = re.compile(r"[0-9]+(?:[.,:][0-9]+)*(?:st|nd|rd|th|am|pm|h)?|[^\W\d_]+(?:[-'][^\W\d_]+)*|[€$£%]")
+
+# Closed classes of English.
+_FUNCTION = frozenset("""
+a an the this that these those some any its it it's their theirs his her hers our ours my mine your yours
+they them he she we you i me us one is are am be been being 's and or of in on at for with as to
+there here who which whose whom what whenever when where how also just
+""".split())
+_LIGHT = frozenset("have has having use uses used using take takes taking get gets getting do does doing make makes"
+                   " making keep keeps keeping go goes going put puts putting".split())
+_NEGATION = frozenset("not no never n't none nobody nothing neither nor cannot without don't doesn't didn't isn't"
+                      " aren't wasn't weren't won't can't hasn't haven't".split())
+_MODAL = frozenset("might may could would will shall should must can ought 'll 'd going maybe perhaps probably"
+                   " possibly likely unlikely certainly definitely".split())
+_PAST_AUX = frozenset("was were had did".split())
+_IRREGULAR_PAST = frozenset("""
+went came saw knew thought told became left felt brought began kept held wrote stood heard ran met paid sat spoke
+lay led grew lost fell sent built understood drew broke spent rose drove bought wore chose sold taught caught fought
+threw slept flew forgot ate drank swam sang rode won gave found took made got said sang hid bit shook woke froze
+""".split())
+_STATUS = frozenset("former formerly ex old new previous previously current currently now still anymore longer"
+                    " again recently lately once-".split())
+_COMPARISON = frozenset("before after earlier later than more less fewer most least under over above below until till"
+                        " since by within up only exactly almost nearly beyond past prior".split())
+# Approximators: one class, so "around 23:00" is "about 23:00".
+_APPROX = frozenset("about around approximately roughly circa".split())
+# "to" is also the infinitive and a complement ("allergic to"): a direction differs only when one
+# side says where from (or out, away, back).
+_DIRECTION = frozenset("from out away off back".split())
+_FREQUENCY = frozenset("once twice thrice always usually often sometimes rarely seldom occasionally never daily weekly"
+                       " monthly yearly annually nightly hourly fortnightly biweekly regularly frequently most other"
+                       " alternate next last coming".split())
+_HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on Mondays"
+_RELATION = frozenset("""
+son daughter child kid mother father mum mom dad parent brother sister sibling wife husband partner spouse
+girlfriend boyfriend fiance fiancee grandmother grandfather grandparent grandson granddaughter grandchild aunt
+uncle niece nephew cousin friend colleague coworker boss manager neighbour neighbor landlord tenant
+stepson stepdaughter stepmother stepfather baby twin family in-law
+""".split())
+_ROLE = frozenset("work personal private business home office professional job school".split())
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_DAYPARTS = frozenset("morning afternoon evening night noon midnight weekend weekday weeknight summer winter spring"
+                      " autumn today tomorrow yesterday tonight".split())
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
+    " eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
+                      "ninety": "90", "hundred": "100", "thousand": "1000", "million": "1000000", "half": "0.5",
+                      "dozen": "12", "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
+                      "a couple": "2", "quarter": "0.25", "single": "1", "double": "2"})
+_UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "usd": "usd", "dollar": "usd", "dollars": "usd",
+          "$": "usd", "gbp": "gbp", "pound": "gbp", "pounds": "gbp", "£": "gbp", "%": "percent", "percent": "percent",
+          "km": "km", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km", "kg": "kg",
+          "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg", "minute": "min", "minutes": "min",
+          "min": "min", "mins": "min", "hour": "hour", "hours": "hour", "day": "day", "days": "day", "week": "week",
+          "weeks": "week", "month": "month", "months": "month", "year": "year", "years": "year", "cup": "cup",
+          "cups": "cup", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "metre": "m", "metres": "m",
+          "meter": "m", "meters": "m", "mile": "mile", "miles": "mile"}
+_TIME_UNITS = frozenset(("min", "hour", "day", "week", "month", "year"))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One pair's decision: ``refused`` is the first failing guard ('' when all pass), ``match``
+    what matched (a ``MATCH_CODES`` member when it passes)."""
+
+    refused: str
+    match: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.refused
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    words: tuple[str, ...]  # case-folded tokens in order
+    numbers: frozenset
+    units: frozenset
+    calendar: frozenset
+    frequency: frozenset
+    entities: frozenset
+    classes: dict
+    past: bool
+    content: frozenset  # content words left for alignment
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+    return text
+
+
+def _tokens(text: str) -> list[tuple[str, bool, int]]:
+    """(token, capitalised, position) triples; possessive 's and n't split off."""
+    out: list[tuple[str, bool, int]] = []
+    for match in _WORD.finditer(_fold(text)):
+        raw = match.group(0)
+        pieces = [raw]
+        low = raw.casefold()
+        if low.endswith("n't") and len(low) > 3:
+            pieces = [raw[:-3], "n't"]
+        elif low.endswith("'s") and len(low) > 2:
+            pieces = [raw[:-2], "'s"]
+        elif low.endswith("'") and len(low) > 1:
+            pieces = [raw[:-1], "'s"]
+        # A hyphenated compound is its parts ("office-day" is "office day"): each is classified.
+        pieces = [part for piece in pieces for part in (piece.split("-") if "-" in piece else [piece])]
+        for piece in pieces:
+            if piece:
+                out.append((piece.casefold(), piece[:1].isupper(), len(out)))
+    return out
+
+
+def _number(token: str) -> Optional[str]:
+    if token[:1].isdigit():
+        value = re.sub(r"(st|nd|rd|th|h)$", "", token)
+        value = value.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", value) else value
+        if re.fullmatch(r"\d{1,2}[.:]\d{2}", value):
+            hours, minutes = re.split(r"[.:]", value)
+            return f"{int(hours)}:{minutes}"
+        if value.endswith("am") or value.endswith("pm"):
+            hours = int(re.match(r"\d+", value).group(0)) % 12 + (12 if value.endswith("pm") else 0)
+            return f"{hours}:00"
+        return value.lstrip("0") or "0"
+    return _NUMBER_WORDS.get(token)
+
+
+def stem(word: str) -> str:
+    """A crude English stem: the shared part of a word's inflections and derivations."""
+    for suffix in ("ically", "ors", "or", "ations", "ation", "ingly", "ities", "ness", "ment", "ings", "ally", "ical", "ies",
+                   "ing", "ity", "ied", "ers", "ous", "ive", "ic", "ed", "er", "es", "ly", "al", "y", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: len(word) - len(suffix)]
+    return word
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ren") and word[:-3] in ("child",):
+        return word[:-3]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _is_past(word: str) -> bool:
+    return word in _IRREGULAR_PAST or word in _PAST_AUX or (word.endswith("ed") and len(word) > 4)
+
+
+def _parse(text: str) -> _Parsed:
+    tokens = _tokens(text)
+    words = tuple(token for token, _, _ in tokens)
+    lowered = set(words)
+    numbers: list[str] = []
+    units: set[str] = set()
+    calendar: set[str] = set()
+    frequency: set[str] = set()
+    entities: set[str] = set()
+    classes: dict[str, set[str]] = {name: set() for name in
+                                    ("negation", "modality", "status", "comparison", "direction", "relation", "role")}
+    content: set[str] = set()
+    past = False
+    for index, (token, capital, _) in enumerate(tokens):
+        single = _singular(token)
+        number = _number(token)
+        if token == "used" and index + 1 < len(words) and words[index + 1] == "to":
+            past = True
+            classes["status"].add("used_to")
+            continue
+        if number is not None:
+            numbers.append(number)
+            continue
+        if token in _UNITS and (_UNITS[token] not in _TIME_UNITS or (index and _number(words[index - 1]))):
+            units.add(_UNITS[token])  # a time word is a unit only after a number ("ten minutes")
+            if _UNITS[token] not in _TIME_UNITS or token in ("min", "mins"):
+                continue
+        if single in _WEEKDAYS or token in _WEEKDAYS:
+            calendar.add(single)
+            continue
+        if token in _MONTHS and (capital or token not in ("may", "march")):
+            calendar.add(token)
+            continue
+        if single in _DAYPARTS or token in _DAYPARTS:
+            calendar.add(single)
+            continue
+        if token in _HABIT:
+            continue  # a habit marker: "every Monday" is "on Mondays"
+        if token in _FREQUENCY:
+            frequency.add(token)
+            continue
+        if token in _APPROX:
+            classes["comparison"].add("approx")
+            continue
+        if token in _NEGATION:
+            classes["negation"].add("not")
+            continue
+        if token in _MODAL:
+            classes["modality"].add(token.lstrip("'"))
+            continue
+        if token in _STATUS:
+            classes["status"].add(token)
+            continue
+        if token in _COMPARISON:
+            classes["comparison"].add(token)
+            continue
+        if token in _DIRECTION:
+            classes["direction"].add(token)
+            continue
+        if single in _RELATION or token in _RELATION:
+            classes["relation"].add(single)
+            continue
+        if stem(token) in {stem(w) for w in _ROLE}:
+            classes["role"].add(stem(token))
+            continue
+        if _is_past(token):
+            past = True
+        if capital and token not in _FUNCTION and (index > 0 or token in _FUNCTION or True):
+            entities.add(token)
+            continue
+        if token in _FUNCTION or token in _LIGHT:
+            continue
+        content.add(token)
+    return _Parsed(words=words, numbers=frozenset(_count(numbers)), units=frozenset(units),
+                   calendar=frozenset(calendar), frequency=frozenset(frequency), entities=frozenset(entities),
+                   classes={k: frozenset(v) for k, v in classes.items()}, past=past, content=frozenset(content))
+
+
+def _count(values: list[str]) -> list[tuple[str, int]]:
+    return [(value, values.count(value)) for value in set(values)]
+
+
+def _entities(a: _Parsed, b: _Parsed, a_text: str, b_text: str) -> bool:
+    """Equal named entities; a sentence-initial capital is a name only if the other side does
+    not use the same word in lower case (it is then the start of a sentence, not a name)."""
+    def names(mine: _Parsed, other: _Parsed) -> set[str]:
+        first = mine.words[0] if mine.words else ""
+        found = set(mine.entities)
+        if first in found and first in other.content:
+            found.discard(first)
+        return found
+    return names(a, b) == names(b, a)
+
+
+def _topic(view: SourceView) -> frozenset:
+    """The words a statement may leave implied: its subject's words and the kind of its local
+    scope ("project" of ``project:thesis`` and the project's own words)."""
+    words = {token for token, _, _ in _tokens(view.subject)}
+    if ":" in view.scope:
+        kind, _, name = view.scope.partition(":")
+        words |= {kind, *re.split(r"[-_ ]+", name.casefold())}
+    return frozenset(w for w in words if w and w not in _FUNCTION)
+
+
+def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset()) -> bool:
+    """A differing content word is another form of, or a compound containing, a word of ``other``
+    (or is contained in one of its compounds), or a word of the other side's topic (``_topic``)."""
+    root = stem(word)
+    for candidate in other.content | other.entities | topic:
+        if stem(candidate) == root or _singular(candidate) == _singular(word):
+            return True
+        shorter, longer = sorted((word, candidate), key=len)
+        if len(shorter) >= 3 and len(longer) > len(shorter) and (
+                longer.startswith(shorter) or longer.endswith(shorter)) and "-" not in longer[len(shorter):][:1]:
+            if len(shorter) >= 5 or len(longer) - len(shorter) >= 3:
+                return True
+        other_root = stem(candidate)
+        short_root, long_root = sorted((root, other_root), key=len)
+        if len(short_root) >= 5 and long_root.startswith(short_root):  # meditates / meditation
+            return True
+    return False
+
+
+def _subject(view: SourceView) -> str:
+    return " ".join(_fold(view.subject).casefold().split())
+
+
+def check(a: SourceView, b: SourceView) -> Verdict:
+    """Whether ``a`` and ``b`` say the same thing in other words (all ``GUARDS``)."""
+    if normalize(a.statement) == normalize(b.statement):
+        return Verdict("", MATCH_REORDERED) if equivalence_key(a) == equivalence_key(b) else Verdict("same_words")
+    if any(getattr(a, name) != getattr(b, name) for name in FIELDS) or _subject(a) != _subject(b):
+        return Verdict("fields")
+    pa, pb = _parse(a.statement), _parse(b.statement)
+    if pa.numbers != pb.numbers or pa.units != pb.units:
+        return Verdict("numbers")
+    if pa.calendar != pb.calendar:
+        return Verdict("calendar")
+    if pa.frequency != pb.frequency:
+        return Verdict("frequency")
+    if not _entities(pa, pb, a.statement, b.statement):
+        return Verdict("entities")
+    for name in ("negation", "modality"):
+        if pa.classes[name] != pb.classes[name]:
+            return Verdict(name)
+    if pa.past != pb.past:
+        return Verdict("tense")
+    for name in ("status", "comparison", "direction", "relation", "role"):
+        if pa.classes[name] != pb.classes[name]:
+            return Verdict(name)
+    only_a, only_b = pa.content - pb.content, pb.content - pa.content
+    if not only_a and not only_b:
+        return Verdict("", MATCH_REORDERED)
+    if all(_accounted(word, pb, _topic(b)) for word in only_a) and all(_accounted(word, pa, _topic(a))
+                                                                        for word in only_b):
+        return Verdict("", MATCH_WORD_FORMS)
+    return Verdict("content")
+
+
+def match(views: Sequence[SourceView]) -> Verdict:
+    """One verdict for a set: every pair passes, and the weakest match names the set."""
+    if len(views) < 2:
+        return Verdict("too_few")
+    found = MATCH_REORDERED
+    for a, b in combinations(views, 2):
+        verdict = check(a, b)
+        if not verdict.ok:
+            return verdict
+        if verdict.match == MATCH_WORD_FORMS:
+            found = MATCH_WORD_FORMS
+    return Verdict("", found)
+
+
+def classes(views: Sequence[SourceView], *, key=None) -> list[tuple[SourceView, ...]]:
+    """Greedy paraphrase sets in the given order: a view joins the first set all of whose
+    members it paraphrases. Sets of one are omitted."""
+    sets: list[list[SourceView]] = []
+    for view in views:
+        for members in sets:
+            if all(check(view, member).ok for member in members):
+                members.append(view)
+                break
+        else:
+            sets.append([view])
+    return [tuple(members) for members in sets if len(members) >= 2]

@@ -1,0 +1,69 @@
+"""The semantic neighbour arm of grouping: an anchor's nearest eligible originals by their
+own stored vectors join its group under the same hard predicates, scope rule and bound as
+the lexical arm; with semantic recall off or no vectors it contributes nothing."""
+from __future__ import annotations
+
+import pytest
+
+from reconsolidation import bounds
+from reconsolidation.pipeline import grouping
+from tests.recall.helpers import NOW, Bank, MappedEncoder, basis, blend, semantic_on  # noqa: F401 (fixture)
+from veetbot.rls import owner_context
+
+
+@pytest.fixture
+def encoder(monkeypatch):
+    mapped = MappedEncoder()
+    monkeypatch.setattr("recall.encoders.get_encoder", lambda: mapped)  # the encoder port, not the database
+    return mapped
+
+
+def neighbour_ids(bank, anchor):
+    with owner_context(bank.principal):
+        rows = grouping.neighbours(bank.principal, [anchor], start_key=0, now=NOW)[anchor]
+    return [row[0] for row in rows]
+
+
+def test_a_near_paraphrase_with_no_shared_words_joins_the_anchors_group(db, semantic_on, encoder):
+    bank = Bank.new()
+    anchor, near, far, other_scope = bank.add_many([
+        dict(statement="The owner cycles to work.", subject="commute"),
+        dict(statement="Daily rides by bicycle get them to the office.", subject="transport"),
+        dict(statement="Granite countertops are expensive.", subject="kitchen"),
+        dict(statement="Bicycle rides reach the office.", subject="transport", scope="project:bikes", portable=False),
+    ])
+    bank.vector(anchor, basis(0), encoder)
+    bank.vector(near, blend(0, 1, 0.9), encoder)
+    bank.vector(far, blend(0, 2, 0.2), encoder)
+    bank.vector(other_scope, blend(0, 3, 0.95), encoder)
+    assert neighbour_ids(bank, anchor) == [near]
+
+
+def test_without_semantic_recall_or_vectors_the_arm_adds_nothing(db, settings, encoder):
+    bank = Bank.new()
+    anchor, near = bank.add_many([dict(statement="The owner cycles to work.", subject="commute"),
+                                  dict(statement="Daily rides by bicycle get them to the office.", subject="transport")])
+    settings.AGENT_MEMORY_SEMANTIC_ENABLED = False
+    bank.vector(anchor, basis(0), encoder)
+    bank.vector(near, blend(0, 1, 0.9), encoder)
+    assert neighbour_ids(bank, anchor) == []
+    settings.AGENT_MEMORY_SEMANTIC_ENABLED = True
+    assert neighbour_ids(bank, anchor) == [near]
+    unvectored = Bank.new()
+    a, b = unvectored.add_many([dict(statement="The owner cycles to work.", subject="commute"),
+                                dict(statement="Daily rides by bicycle get them to the office.", subject="transport")])
+    assert neighbour_ids(unvectored, a) == []
+
+
+def test_the_semantic_arm_keeps_the_31_neighbour_bound_and_the_hard_predicates(db, semantic_on, encoder):
+    bank = Bank.new()
+    ids = bank.add_many([dict(statement=f"Ride number {i} reaches the office.", subject=f"ride {i}")
+                         for i in range(40)])
+    anchor = bank.add("The owner cycles to work.", subject="commute")
+    retracted = bank.add("A retracted ride.", subject="old", status="retracted")
+    bank.vector(anchor, basis(0), encoder)
+    for i, memory_id in enumerate(ids + [retracted]):
+        bank.vector(memory_id, blend(0, 1 + i, 0.99 - i * 0.001), encoder)
+    found = neighbour_ids(bank, anchor)
+    assert len(found) == bounds.RECON_GROUP_MAX_MEMBERS - 1
+    assert retracted not in found and anchor not in found

@@ -1,0 +1,118 @@
+"""The local paraphrase guards (``reconsolidation.rules.paraphrase``): each guard refuses a
+pair that differs only in what it guards, and lets its positive twin (the same claim in
+other words) through."""
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import replace
+from datetime import datetime, timezone
+
+import pytest
+
+from reconsolidation.domain import Proposal
+from reconsolidation.rules import paraphrase
+from reconsolidation.pipeline.sources import SourceView
+from review_ui import words
+
+T = datetime(2026, 3, 1, tzinfo=timezone.utc)
+
+
+def view(statement: str, sequence: int = 1, **fields) -> SourceView:
+    values = dict(memory_id=uuid.uuid4(), content_revision=1, creation_sequence=sequence, statement=statement,
+                  subject="note", belief_type="fact", claim_kind="claim", polarity="affirmed", derivation="explicit",
+                  attribution="owner", scope="user", portable=True, authority="USER", sensitivity="internal",
+                  confidence=0.9, evidence_at=T, valid_from=T, expires_at=None)
+    values.update(fields)
+    return SourceView(**values)
+
+
+# (guard, positive twin (a, b), look-alike (a, c) that differs from the twin only in that guard)
+CASES = [
+    ("numbers", ("The owner meditates for ten minutes every morning.", "The owner meditates 10 minutes each morning."),
+     "The owner meditates 15 minutes each morning."),
+    ("numbers", ("The owner's kitchen budget is 18,000 euros.", "The owner's budget for the kitchen is 18,000 euros."),
+     "The owner's budget for the kitchen is 18,000 dollars."),
+    ("numbers", ("The owner goes to bed around 23:00.", "The owner's bedtime is around 23:00."),
+     "The owner's bedtime is around 22:30."),
+    ("numbers", ("The owner's anniversary is on 3 June.", "On 3 June is the owner's anniversary."),
+     "On 4 June is the owner's anniversary."),
+    ("calendar", ("The owner's anniversary is on 3 June.", "On 3 June is the owner's anniversary."),
+     "On 3 July is the owner's anniversary."),
+    ("calendar", ("Restaurant Nova is closed on Mondays.", "Restaurant Nova is closed every Monday."),
+     "Restaurant Nova is closed every Tuesday."),
+    ("frequency", ("The owner usually cycles to work.", "Usually the owner cycles to work."),
+     "Sometimes the owner cycles to work."),
+    ("entities", ("The owner banks with Triodos.", "Triodos is the owner's bank."), "Bunq is the owner's bank."),
+    ("negation", ("The owner doesn't eat meat.", "The owner does not eat meat."), "The owner does eat meat."),
+    ("modality", ("The owner will visit the Azores.", "The owner will go to visit the Azores."),
+     "The owner might go to visit the Azores."),
+    ("tense", ("The owner lives in Utrecht.", "In Utrecht the owner lives."), "In Utrecht the owner lived."),
+    ("tense", ("The owner goes to the gym.", "To the gym the owner goes."),
+     "To the gym the owner went."),
+    ("status", ("The owner's new car is a Skoda.", "The new car of the owner is a Skoda."),
+     "The old car of the owner is a Skoda."),
+    ("comparison", ("The owner goes to the gym before work.", "Before work the owner goes to the gym."),
+     "After work the owner goes to the gym."),
+    ("direction", ("The owner takes the train from Amsterdam.", "From Amsterdam the owner takes the train."),
+     "The owner takes the train to Amsterdam."),
+    ("relation", ("The owner's son is allergic to peanuts.", "The owner's son has a peanut allergy."),
+     "The owner's daughter has a peanut allergy."),
+    ("role", ("The owner's work phone is a Fairphone.", "The owner uses a Fairphone as work phone."),
+     "The owner uses a Fairphone as personal phone."),
+    ("content", ("The owner is allergic to cats.", "The owner has a cat allergy."), "The owner has a dog allergy."),
+]
+
+
+@pytest.mark.parametrize("guard, twin, lookalike", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_each_guard_refuses_its_lookalike_and_passes_its_twin(guard, twin, lookalike):
+    a, b = view(twin[0], 1), view(twin[1], 2)
+    assert paraphrase.check(a, b).ok, paraphrase.check(a, b)
+    assert paraphrase.check(b, a).ok
+    refused = paraphrase.check(a, view(lookalike, 3))
+    assert refused.refused == guard
+    assert paraphrase.check(view(lookalike, 3), a).refused == guard
+
+
+@pytest.mark.parametrize("field, other", [
+    ("attribution", "contact"), ("scope", "session:1"), ("portable", False), ("polarity", "negated"),
+    ("belief_type", "preference"), ("sensitivity", "sensitive"), ("authority", "INFERRED"),
+    ("claim_kind", "question"), ("derivation", "inferred"), ("expires_at", T),
+])
+def test_the_fields_guard_refuses_any_difference_of_attribution_scope_type_sensitivity_or_authority(field, other):
+    a, b = view("The owner is allergic to cats.", 1), view("The owner has a cat allergy.", 2)
+    assert paraphrase.check(a, b).ok
+    assert paraphrase.check(a, replace(b, **{field: other})).refused == "fields"
+
+
+def test_a_different_subject_blocks_even_the_same_words_and_case_does_not():
+    """A subject can carry the referent ("She is allergic to cats." about Dana or Lena)."""
+    a = view("She is allergic to cats.", 1, subject="Dana")
+    assert paraphrase.check(a, view("She has a cat allergy.", 2, subject="Lena")).refused == "fields"
+    assert paraphrase.check(a, view("She has a cat allergy.", 2, subject=" dana ")).ok
+
+
+def test_a_set_passes_only_when_every_pair_does_and_names_its_weakest_match():
+    same = [view("The owner banks with Triodos.", 1), view("With Triodos the owner banks.", 2)]
+    assert paraphrase.match(same).match == paraphrase.MATCH_REORDERED
+    forms = same + [view("Triodos is the owner's bank.", 3)]
+    assert paraphrase.match(forms).match == paraphrase.MATCH_WORD_FORMS
+    assert paraphrase.match(forms + [view("Bunq is the owner's bank.", 4)]).refused == "entities"
+
+
+def test_every_match_code_fits_a_proposal_reason_and_is_said_in_words():
+    for code in paraphrase.MATCH_CODES:
+        assert len(code) <= 40 and re.fullmatch(r"[a-z0-9_]+", code)
+        Proposal(kind="merge_equivalent", inputs=(view("a").ref, view("b").ref), model_identity="0" * 64,
+                 reason=code)
+        assert not words.reason(code).startswith("reason code")
+    assert set(paraphrase.GUARDS) >= {"fields", "numbers", "negation", "modality", "tense", "status", "comparison",
+                                      "relation", "role", "entities", "content"}
+
+
+def test_the_same_words_are_left_to_the_equivalence_key():
+    """A key field the exact key refuses (valid_from) is never overridden by the guards."""
+    a = view("The owner is allergic to cats.", 1)
+    assert paraphrase.check(a, replace(a, memory_id=uuid.uuid4())).ok
+    later = replace(a, memory_id=uuid.uuid4(), valid_from=datetime(2026, 4, 1, tzinfo=timezone.utc))
+    assert paraphrase.check(a, later).refused == "same_words"
