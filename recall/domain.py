@@ -121,7 +121,7 @@ class RecallStages(Value):
 
     candidate_ids: the deduplicated union of the arms' lists (lexical, structured,
     semantic — or recent); dense_ids: the semantic arm in cosine order; ranked_ids: the
-    fused order after the rejoin, before the context budget; rendered_ids: what the budget
+    fused order after the rejoin, before the relevance floor and the context budget; rendered_ids: what the budget
     kept. lexical_ids / structured_ids: the sparse arms' own lists, for attributing each
     channel's contribution.
     """
@@ -130,6 +130,8 @@ class RecallStages(Value):
     dense_ids: tuple[UUID, ...] = ()
     ranked_ids: tuple[UUID, ...] = ()
     rendered_ids: tuple[UUID, ...] = ()
+    # Ranked originals the relevance floor (recall.floor) withheld from rendering, in rank order.
+    below_floor_ids: tuple[UUID, ...] = ()
     lexical_ids: tuple[UUID, ...] = ()
     structured_ids: tuple[UUID, ...] = ()
     # With reconsolidation on: ranked originals whose rendering an active merge suppressed

@@ -11,6 +11,9 @@
    expansion arm (``recall.expansion``: same-subject/entity siblings of the fused top,
    nearest the query) is fused in as a fourth list — a second hop;
 3. the rejoin: only originals still permitted in this statement's snapshot are ranked;
+   in hybrid and dense the relevance floor (``recall.floor``,
+   RECALL_RELEVANCE_SIMILARITY_MARGIN) then withholds from rendering the ranked originals
+   that no channel relates to the query (trace: its threshold and how many it withheld);
    with reconsolidation on, ``reconsolidation.read_paths`` then renders one member per
    active merge set and offers valid summaries after every original;
 4. the whole-item context budget and rendering (``recall.render``);
@@ -38,6 +41,7 @@ from django.conf import settings
 from memory import vocabulary
 from memory.domain import SourceRef
 from recall import arms, egress, encoders, expansion, policy, query_cache, sql
+from recall.floor import relevance_floor
 from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, Surface
 from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
@@ -165,15 +169,20 @@ def recall(
             fused = reciprocal_rank_fusion(lists, min_signals=floors)
         rows = arms.rejoin(read, [r.id for r in fused])
         ranked = [r for r in fused if r.id in rows]
+        # The relevance floor (recall.floor): ranked originals no channel relates to the
+        # query are not rendered, so unrelated ones stop filling the item allowance.
+        floor = relevance_floor(lists, lexical_min=floors.get("lexical"))
+        withheld = floor.split([r.id for r in ranked])[1] if floor is not None else []
+        eligible = ranked if floor is None else [r for r in ranked if r.id in floor.above]
         # With reconsolidation on: one rendering per active merge set, then summaries in the
         # remaining slots (reconsolidation.read_paths); None means plain atomic recall.
         offer = read_paths.reconsolidate(
-            request=request, params=read.params, ranked=ranked, rows=rows,
+            request=request, params=read.params, ranked=eligible, rows=rows,
             rejoin=lambda ids: arms.rejoin(read, ids), build=_item,
         )
         # Items are built lazily: the budget usually stops long before the ranked list ends.
         rendered = render(
-            (_item(rows[r.id], r.score) for r in ranked) if offer is None else offer.items,
+            (_item(rows[r.id], r.score) for r in eligible) if offer is None else offer.items,
             max_items=request.max_items, max_tokens=request.max_tokens,
             admit=None if offer is None else offer.admit,
         )
@@ -188,6 +197,7 @@ def recall(
             dense_ids=tuple(c.id for c in lists.get("semantic", ())),
             ranked_ids=tuple(r.id for r in ranked),
             rendered_ids=tuple(item.id for item in rendered.items),
+            below_floor_ids=tuple(withheld),
             lexical_ids=tuple(c.id for c in lists.get("lexical", ())),
             structured_ids=tuple(c.id for c in lists.get("structured", ())),
             suppressed_ids=tuple(offer.suppressed_ids) if offer is not None else (),
@@ -198,6 +208,7 @@ def recall(
             surface=surface, policy=policy.tags(
                 policy.RECALL, policy.SEMANTIC if "semantic" in lists else None,
                 policy.EXPANSION if "expansion" in lists else None,
+                policy.FLOOR if floor is not None else None,
                 policy.RECONSOLIDATION if offer is not None else None,
             ),
             selection_mode=request.selection_mode, channel=channel, requested_channel=requested,
@@ -206,6 +217,8 @@ def recall(
             candidate_ids=stages.candidate_ids, dense_ids=stages.dense_ids, ranked_ids=stages.ranked_ids,
             rendered_ids=stages.rendered_ids, rendered=rendered.text, rendered_tokens=rendered.tokens,
             elapsed_ms=(time.perf_counter() - started) * 1000.0, semantic_search=semantic_search,
+            floor_min_similarity=floor.min_similarity if floor is not None else None,
+            floor_withheld=len(withheld),
         ))
 
     return RecallResult(

@@ -2,8 +2,9 @@
 
 A trace holds the policy (the registered tags of the stages that ran, ``recall.policy``),
 selection mode, channels, fallback, embedding space, how the semantic arm searched, ceiling,
-budgets, instant and the four stage ID lists (candidate, dense, ranked, rendered), plus the SHA-256 and token count of the
-rendered text and the elapsed time. It must never hold a
+budgets, instant and the four stage ID lists (candidate, dense, ranked, rendered), the
+relevance floor in force and how many ranked originals it withheld, plus the SHA-256 and
+token count of the rendered text and the elapsed time. It must never hold a
 query, subject, statement, excerpt or rendered text: the staff admin may read this table.
 Written by the retriever inside the same owner context as the recall itself.
 """
@@ -45,6 +46,8 @@ class TraceFacts:
     rendered_tokens: int
     elapsed_ms: float
     semantic_search: str = ""
+    floor_min_similarity: Optional[float] = None  # recall.floor in force (None: no floor applied)
+    floor_withheld: int = 0  # ranked originals the floor withheld from rendering
 
 
 def rendered_sha256(rendered: str) -> str:
@@ -55,7 +58,7 @@ _COLUMNS = (
     "id", "tenant_id", "principal_id", "created_at", "surface", "policy", "selection_mode", "channel",
     "requested_channel", "fallback_reason", "space", "ceiling", "max_items", "max_tokens", "as_of",
     "candidate_ids", "dense_ids", "ranked_ids", "rendered_ids", "rendered_sha256", "rendered_tokens", "elapsed_ms",
-    "semantic_search",
+    "semantic_search", "floor_min_similarity", "floor_withheld",
 )
 _ID_LISTS = ("candidate_ids", "dense_ids", "ranked_ids", "rendered_ids")
 _ARRAYS = {**{name: "uuid[]" for name in _ID_LISTS}, "policy": "text[]"}
@@ -81,6 +84,7 @@ def trace_write(*, principal: Principal, facts: TraceFacts, now: datetime) -> UU
         **{name: uuid_array(getattr(facts, name)) for name in _ID_LISTS},
         "rendered_sha256": rendered_sha256(facts.rendered), "rendered_tokens": facts.rendered_tokens,
         "elapsed_ms": facts.elapsed_ms, "semantic_search": facts.semantic_search,
+        "floor_min_similarity": facts.floor_min_similarity, "floor_withheld": facts.floor_withheld,
     }
     with connection.cursor() as cursor:
         cursor.execute(_INSERT, row)

@@ -12,10 +12,12 @@
 3. Vectors backfilled with the real minilm encoder (``recall.backfill.backfill_vectors``),
    when a semantic channel is asked for; AGENT_MEMORY_SEMANTIC_ENABLED is switched on in
    this process only.
-4. Every need of the split through ``recall.retriever.recall`` once per channel, forcing the
+4. Every need of the split through ``recall.retriever.recall`` once per channel (and once
+   more per ``--floor-sweep`` value of RECALL_RELEVANCE_SIMILARITY_MARGIN), forcing the
    channel with ``RecallRequest.channel``, at the same budget (default 20 items / 2,000
    tokens). The retriever gets the query text, the ceiling and ``as_of`` — nothing else.
-5. ``evals.recall.scoring`` over the observed ``RecallResult.stages``; a JSON report (never
+5. ``evals.recall.scoring`` over the observed ``RecallResult.stages`` — recall per stage,
+   and rendered precision with unrelated rendered items beside it; a JSON report (never
    overwriting) and a summary table on stdout.
 """
 from __future__ import annotations
@@ -56,7 +58,15 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="erase the scratch owner's bank when done (its IDs stay tombstoned)")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="torch intra-op threads for the local encoder (default: torch's own choice)")
+    parser.add_argument("--floor-sweep", default="",
+                        help="comma-separated RECALL_RELEVANCE_SIMILARITY_MARGIN values: every need is recalled "
+                             "once per value (the main run uses the configured value) and the report adds the "
+                             "curve (calibration; run it on the development split only)")
     args = parser.parse_args(argv)
+    try:
+        args.floor_sweep = [float(v) for v in args.floor_sweep.split(",") if v.strip()]
+    except ValueError:
+        parser.error("--floor-sweep must be comma-separated numbers")
     channels = [c.strip() for c in args.channels.split(",") if c.strip()]
     if not channels or any(c not in CHANNELS for c in channels) or len(set(channels)) != len(channels):
         parser.error("--channels must be a comma-separated subset of sparse,dense,hybrid")
@@ -127,6 +137,7 @@ def run(args: argparse.Namespace) -> dict:
     semantic = any(c != "sparse" for c in args.channels)
     if semantic:
         rpt.enable_semantic()
+    configured_floor = settings.RECALL_RELEVANCE_SIMILARITY_MARGIN
 
     bank_bytes, needs_bytes = corpus.BANK_PATH.read_bytes(), corpus.NEEDS_PATH.read_bytes()
     fresh_bank, fresh_needs = corpus.render()
@@ -177,37 +188,49 @@ def run(args: argparse.Namespace) -> dict:
     def back(ids) -> tuple[str, ...]:
         return tuple(inverse.get(str(i), str(i)) for i in ids)
 
-    observations: list[Observation] = []
-    outcomes: list[dict] = []
-    latency: dict[str, list[float]] = {c: [] for c in args.channels}
-    total = len(needs) * len(args.channels)
-    done = 0
-    for channel in args.channels:
-        for need in needs:
-            request = RecallRequest(
-                query=need["query"], ceiling=CEILING, max_items=args.max_items, max_tokens=args.max_tokens,
-                as_of=datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None, channel=channel,
-            )
-            began = time.perf_counter()
-            result = retriever.recall(principal=principal, request=request, surface="eval",
-                                      encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER,
-                                      now=corpus.RECALL_NOW)
-            latency[channel].append((time.perf_counter() - began) * 1000)
-            stages = result.stages
-            observation = Observation(
-                need_id=need["id"], channel=channel, effective_channel=result.channel,
-                fallback_reason=result.fallback_reason, candidate_ids=back(stages.candidate_ids),
-                ranked_ids=back(stages.ranked_ids), rendered_ids=back(stages.rendered_ids),
-                dense_ids=back(stages.dense_ids), lexical_ids=back(getattr(stages, "lexical_ids", ())),
-                structured_ids=back(getattr(stages, "structured_ids", ())),
-            )
-            observations.append(observation)
-            outcomes.append(need_outcome(label_by_id[need["id"]], observation))
-            done += 1
-            progress(f"recall {channel}", done, total)
-    progress.close()
+    def recall_all(label: str) -> tuple[list[Observation], list[dict], dict[str, list[float]]]:
+        observations: list[Observation] = []
+        outcomes: list[dict] = []
+        latency: dict[str, list[float]] = {c: [] for c in args.channels}
+        total = len(needs) * len(args.channels)
+        done = 0
+        for channel in args.channels:
+            for need in needs:
+                request = RecallRequest(
+                    query=need["query"], ceiling=CEILING, max_items=args.max_items, max_tokens=args.max_tokens,
+                    as_of=datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None, channel=channel,
+                )
+                began = time.perf_counter()
+                result = retriever.recall(principal=principal, request=request, surface="eval",
+                                          encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER,
+                                          now=corpus.RECALL_NOW)
+                latency[channel].append((time.perf_counter() - began) * 1000)
+                stages = result.stages
+                observation = Observation(
+                    need_id=need["id"], channel=channel, effective_channel=result.channel,
+                    fallback_reason=result.fallback_reason, candidate_ids=back(stages.candidate_ids),
+                    ranked_ids=back(stages.ranked_ids), rendered_ids=back(stages.rendered_ids),
+                    dense_ids=back(stages.dense_ids), lexical_ids=back(getattr(stages, "lexical_ids", ())),
+                    structured_ids=back(getattr(stages, "structured_ids", ())),
+                    below_floor_ids=back(stages.below_floor_ids),
+                )
+                observations.append(observation)
+                outcomes.append(need_outcome(label_by_id[need["id"]], observation))
+                done += 1
+                progress(f"recall {channel}{label}", done, total)
+        progress.close()
+        return observations, outcomes, latency
 
-    scores = score(labels, observations, group_by=("family", "split", "kind", "lexical_overlap", "family_split"))
+    group_by = ("family", "split", "kind", "lexical_overlap", "family_split")
+    sweep = []
+    for value in args.floor_sweep:
+        settings.RECALL_RELEVANCE_SIMILARITY_MARGIN = value
+        swept, _, _ = recall_all(f" floor {value:g}")
+        sweep.append({"similarity_margin": value, "scores": sweep_row(score(labels, swept, group_by=group_by))})
+    settings.RECALL_RELEVANCE_SIMILARITY_MARGIN = configured_floor
+    observations, outcomes, latency = recall_all("")
+
+    scores = score(labels, observations, group_by=group_by)
     erased = None
     if args.erase_after:
         erased = principal_erase(principal=principal)
@@ -261,8 +284,28 @@ def run(args: argparse.Namespace) -> dict:
         "backfill": backfill,
         "latency_ms": {c: rpt.latency_stats(v) for c, v in latency.items()},
         "scores": scores,
+        "floor_sweep": sweep,
         "outcomes": outcomes,
     }
+
+
+def sweep_row(scores: dict) -> dict:
+    """What the floor calibration compares, per channel: rendered and ranked@20 recall,
+    rendered precision and unrelated rendered items, overall and per family."""
+    out = {}
+    for channel, s in scores.items():
+        stages, precision = s["stages"], s["precision"]
+        out[channel] = {
+            "rendered_recall": stages["rendered"]["overall"]["recall"],
+            f"ranked@{TOP_K}_recall": stages[f"ranked@{TOP_K}"]["overall"]["recall"],
+            "precision": precision["overall"],
+            "unanswerable_rendered_items": s["unanswerable"]["rendered_items"],
+            "by_family": {f: {"rendered_recall": stages["rendered"]["by_family"][f]["recall"],
+                              "precision": precision["by_family"][f]["precision"],
+                              "unrelated_rendered": precision["by_family"][f]["unrelated_rendered"]}
+                          for f in stages["rendered"]["by_family"]},
+        }
+    return out
 
 
 def summary(report: dict) -> str:
@@ -305,6 +348,29 @@ def summary(report: dict) -> str:
         out.append("")
         out.append(f"{stage} recall of required evidence by family and split (%)")
         out.append(rpt.table(["family", "split", "needs", *channels], rows))
+    out.append("")
+    out.append("rendered precision (required rendered / rendered, %) and unrelated rendered items")
+    rows = []
+    present = next(iter(scores.values()))["precision"]["by_family"]
+    families = [f for f in corpus.FAMILIES if f in present]
+    for family in [*families, *(f"[split] {g}" for g in next(iter(scores.values()))["precision"]["by_split"]), "OVERALL"]:
+        if family == "OVERALL":
+            cells = [scores[c]["precision"]["overall"] for c in channels]
+        elif family.startswith("[split] "):
+            cells = [scores[c]["precision"]["by_split"][family[8:]] for c in channels]
+        else:
+            cells = [scores[c]["precision"]["by_family"][family] for c in channels]
+        if not cells[0]["needs"]:
+            continue
+        rows.append([family, cells[0]["needs"],
+                     *(f"{rpt.fmt(cell['precision'])} / {cell['unrelated_rendered']}" for cell in cells)])
+    out.append(rpt.table(["family", "needs", *(f"{c} prec / unrel" for c in channels)], rows))
+    out += rpt.floor_sweep_lines(
+        report, "relevance floor sweep (RECALL_RELEVANCE_SIMILARITY_MARGIN), recall and precision in %",
+        ["rendered", f"ranked@{TOP_K}", "precision", "unrelated", "rendered items", "withheld required"],
+        lambda cell: [rpt.fmt(cell["rendered_recall"]), rpt.fmt(cell[f"ranked@{TOP_K}_recall"]),
+                      rpt.fmt(cell["precision"]["precision"]), cell["precision"]["unrelated_rendered"],
+                      cell["precision"]["rendered"], cell["precision"]["withheld_required"]])
     out.append("")
     rows = []
     for c in channels:

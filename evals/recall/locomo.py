@@ -72,6 +72,7 @@ TURN_GAP = timedelta(seconds=30)
 RECALL_NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)  # after every LoCoMo session
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"
 DEVELOPMENT_CONVERSATIONS = 5
+RENDERED_K = 20  # the default item budget (settings.RECALL_MAX_ITEMS): precision is measured there
 SPLITS = ("development", "holdout")
 _DIA = re.compile(r"D:?(\d+):(\d+)")
 
@@ -217,7 +218,15 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="dialogue turns only, no observation memories (comparable to turn-level baselines)")
     parser.add_argument("--torch-threads", type=int, default=None,
                         help="torch intra-op threads for the local encoder (default: torch's own choice)")
+    parser.add_argument("--floor-sweep", default="",
+                        help="comma-separated RECALL_RELEVANCE_SIMILARITY_MARGIN values: every question is asked "
+                             "once more per value and the report adds the curve (calibration; development "
+                             "conversations only, e.g. --conversations 5)")
     args = parser.parse_args(argv)
+    try:
+        args.floor_sweep = [float(v) for v in args.floor_sweep.split(",") if v.strip()]
+    except ValueError:
+        parser.error("--floor-sweep must be comma-separated numbers")
     args.channels = [c.strip() for c in args.channels.split(",") if c.strip()]
     if not args.channels or any(c not in CHANNELS for c in args.channels):
         parser.error("--channels must be a comma-separated subset of sparse,dense,hybrid")
@@ -233,20 +242,30 @@ DEFINITIONS = {
     "all_evidence_rate": "fraction of questions with every evidence ID retrieved",
     "questions_without_evidence": "not asked and not scored (the paper's script would count them as recall 1)",
     "unresolvable_evidence_ids": "dropped from the denominator (the paper's string match would count them as misses)",
+    "rendered@20": f"the first {RENDERED_K} rendered items (the relevance floor applies before the budget, so "
+                   f"these are what a {RENDERED_K}-item recall renders, its token budget aside)",
+    "precision": f"over the first {RENDERED_K} rendered items of every question: items citing at least one "
+                 "evidence turn ÷ items (counts added before dividing)",
+    "unrelated_rendered": f"of those first {RENDERED_K}, items citing no evidence turn of the question",
 }
 
 
 class _Acc:
     """Per-question fractions (the paper's mean) and integer coverage counts (pooled)."""
 
-    def __init__(self) -> None:
-        self.covered = {k: 0 for k in KS} | {"rendered": 0}
-        self.evidence = 0
-        self.fractions = {k: [] for k in KS} | {"rendered": []}
-        self.complete = {k: 0 for k in KS} | {"rendered": 0}
-        self.questions = 0
+    STAGES = (*KS, "rendered", "rendered@20")
 
-    def add(self, covered: dict, evidence: int) -> None:
+    def __init__(self) -> None:
+        self.covered = {k: 0 for k in self.STAGES}
+        self.evidence = 0
+        self.fractions = {k: [] for k in self.STAGES}
+        self.complete = {k: 0 for k in self.STAGES}
+        self.questions = 0
+        self.rendered = self.relevant = 0
+
+    def add(self, covered: dict, evidence: int, rendered: int = 0, relevant: int = 0) -> None:
+        self.rendered += rendered
+        self.relevant += relevant
         self.questions += 1
         self.evidence += evidence
         for k, c in covered.items():
@@ -255,9 +274,11 @@ class _Acc:
             self.complete[k] += c == evidence
 
     def as_dict(self) -> dict:
-        out = {"questions": self.questions, "evidence_ids": self.evidence}
-        for k in [*KS, "rendered"]:
-            name = f"@{k}" if k != "rendered" else "rendered"
+        out = {"questions": self.questions, "evidence_ids": self.evidence,
+               "precision": ratio(self.relevant, self.rendered), "rendered_items": self.rendered,
+               "relevant_rendered": self.relevant, "unrelated_rendered": self.rendered - self.relevant}
+        for k in self.STAGES:
+            name = f"@{k}" if isinstance(k, int) else k
             out[name] = {
                 "paper_recall": statistics.fmean(self.fractions[k]) if self.fractions[k] else None,
                 "pooled_recall": ratio(self.covered[k], self.evidence), "covered": self.covered[k],
@@ -291,6 +312,8 @@ def run(args: argparse.Namespace) -> dict:
     progress = rpt.Progress()
 
     acc = {c: defaultdict(_Acc) for c in args.channels}
+    sweep_acc = {value: {c: defaultdict(_Acc) for c in args.channels} for value in args.floor_sweep}
+    configured_margin = settings.RECALL_RELEVANCE_SIMILARITY_MARGIN
     fallbacks = {c: 0 for c in args.channels}
     latency = {c: [] for c in args.channels}
     conversations, totals = [], defaultdict(int)
@@ -316,33 +339,47 @@ def run(args: argparse.Namespace) -> dict:
         for key, value in {**conversion, **qcounts}.items():
             totals[key] += value
         totals["questions"] += len(asked)
-        done = 0
-        for channel in args.channels:
-            for q in asked:
-                request = RecallRequest(query=q["question"], ceiling=CEILING, max_items=MAX_ITEMS,
-                                        max_tokens=MAX_TOKENS, channel=channel)
-                began = time.perf_counter()
-                result = retriever.recall(principal=principal, request=request, surface="eval",
-                                          encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER,
-                                          now=RECALL_NOW)
-                latency[channel].append((time.perf_counter() - began) * 1000)
-                done += 1
-                progress(f"{sample['sample_id']} recall", done, len(asked) * len(args.channels))
-                if result.channel != channel:
-                    fallbacks[channel] += 1
-                    continue
-                ranked = [inverse.get(str(i), str(i)) for i in result.stages.ranked_ids]
-                rendered = [inverse.get(str(i), str(i)) for i in result.stages.rendered_ids]
-                evidence = set(q["evidence"])
-                covered = {}
-                for k in KS:
-                    seen = {d for memory_id in ranked[:k] for d in mapping.get(memory_id, ())}
-                    covered[k] = len(evidence & seen)
-                seen = {d for memory_id in rendered for d in mapping.get(memory_id, ())}
-                covered["rendered"] = len(evidence & seen)
-                for group in ("overall", f"category {q['category']}", f"split {split}"):
-                    acc[channel][group].add(covered, len(evidence))
-        progress.close()
+
+        def ask_all(into: dict, label: str) -> None:
+            done = 0
+            for channel in args.channels:
+                for q in asked:
+                    request = RecallRequest(query=q["question"], ceiling=CEILING, max_items=MAX_ITEMS,
+                                            max_tokens=MAX_TOKENS, channel=channel)
+                    began = time.perf_counter()
+                    result = retriever.recall(principal=principal, request=request, surface="eval",
+                                              encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER,
+                                              now=RECALL_NOW)
+                    if into is acc:
+                        latency[channel].append((time.perf_counter() - began) * 1000)
+                    done += 1
+                    progress(f"{sample['sample_id']} recall{label}", done, len(asked) * len(args.channels))
+                    if result.channel != channel:
+                        if into is acc:
+                            fallbacks[channel] += 1
+                        continue
+                    ranked = [inverse.get(str(i), str(i)) for i in result.stages.ranked_ids]
+                    rendered = [inverse.get(str(i), str(i)) for i in result.stages.rendered_ids]
+                    evidence = set(q["evidence"])
+                    covered = {}
+                    for k in KS:
+                        seen = {d for memory_id in ranked[:k] for d in mapping.get(memory_id, ())}
+                        covered[k] = len(evidence & seen)
+                    seen = {d for memory_id in rendered for d in mapping.get(memory_id, ())}
+                    covered["rendered"] = len(evidence & seen)
+                    first = rendered[:RENDERED_K]
+                    seen = {d for memory_id in first for d in mapping.get(memory_id, ())}
+                    covered["rendered@20"] = len(evidence & seen)
+                    relevant = sum(1 for memory_id in first if evidence & set(mapping.get(memory_id, ())))
+                    for group in ("overall", f"category {q['category']}", f"split {split}"):
+                        into[channel][group].add(covered, len(evidence), len(first), relevant)
+            progress.close()
+
+        for value in args.floor_sweep:
+            settings.RECALL_RELEVANCE_SIMILARITY_MARGIN = value
+            ask_all(sweep_acc[value], f" margin {value:g}")
+        settings.RECALL_RELEVANCE_SIMILARITY_MARGIN = configured_margin
+        ask_all(acc, "")
         conversations.append({"sample_id": sample["sample_id"], "split": split, "owner": principal.label,
                               "import": counts.model_dump(),
                               "backfill": backfill, "conversion": conversion, "questions": qcounts | {"asked": len(asked)}})
@@ -379,6 +416,9 @@ def run(args: argparse.Namespace) -> dict:
         "fallbacks": fallbacks,
         "latency_ms": {c: rpt.latency_stats(v) for c, v in latency.items()},
         "scores": {c: {g: acc[c][g].as_dict() for g in groups} for c in args.channels},
+        "floor_sweep": [{"similarity_margin": value,
+                         "scores": {c: {g: sweep_acc[value][c][g].as_dict() for g in groups} for c in args.channels}}
+                        for value in args.floor_sweep],
     }
 
 
@@ -399,6 +439,29 @@ def summary(report: dict) -> str:
         out.append("")
         out.append(name)
         out.append(rpt.table(["channel", "questions", *(f"paper @{k} (pooled)" for k in KS)], rows))
+    out.append("")
+    out.append(f"rendered@{RENDERED_K} (first {RENDERED_K} rendered items): paper recall (pooled), precision, "
+               "unrelated rendered items")
+    rows = []
+    for group in next(iter(scores.values())):
+        for c in channels:
+            cell = scores[c][group]
+            r = cell["rendered@20"]
+            rows.append([group, c, f"{rpt.fmt(r['paper_recall'])} ({rpt.fmt(r['pooled_recall'])})",
+                         rpt.fmt(cell["precision"]), cell["unrelated_rendered"], cell["rendered_items"]])
+    out.append(rpt.table(["group", "channel", "recall", "precision", "unrelated", "rendered"], rows))
+    sweep_groups = next(iter(report["floor_sweep"][0]["scores"].values())) if report.get("floor_sweep") else ()
+    for group in sweep_groups:
+        if group.startswith("category "):
+            continue
+        out += rpt.floor_sweep_lines(
+            report, f"relevance floor sweep (RECALL_RELEVANCE_SIMILARITY_MARGIN), {group}: paper @10, "
+                    "rendered@20 paper recall (pooled), precision, unrelated rendered items",
+            ["paper @10", "rendered@20", "precision", "unrelated", "rendered"],
+            lambda cell, group=group: [
+                rpt.fmt(cell[group]["@10"]["paper_recall"]),
+                f"{rpt.fmt(cell[group]['rendered@20']['paper_recall'])} ({rpt.fmt(cell[group]['rendered@20']['pooled_recall'])})",
+                rpt.fmt(cell[group]["precision"]), cell[group]["unrelated_rendered"], cell[group]["rendered_items"]])
     lat = report["latency_ms"]
     out.append("")
     out.append("fallbacks: " + ", ".join(f"{c} {report['fallbacks'][c]}" for c in channels)

@@ -43,7 +43,19 @@ def fusion_configuration() -> dict:
             "hybrid_lexical_min_coverage": settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE,
             "expansion_seeds": settings.RECALL_EXPANSION_SEEDS,
             "expansion_per_seed": settings.RECALL_EXPANSION_PER_SEED,
-            "expansion_max_key_originals": settings.RECALL_EXPANSION_MAX_KEY_ORIGINALS}
+            "expansion_max_key_originals": settings.RECALL_EXPANSION_MAX_KEY_ORIGINALS,
+            "relevance_similarity_margin": settings.RECALL_RELEVANCE_SIMILARITY_MARGIN}
+
+
+def floor_sweep_lines(report: dict, title: str, headers: list[str], row: Callable[[dict], list]) -> list[str]:
+    """The relevance-floor curve of a ``--floor-sweep`` report: one row per swept
+    RECALL_RELEVANCE_SIMILARITY_MARGIN and channel, ``row(cell)`` giving the figures (none
+    without a sweep)."""
+    if not report.get("floor_sweep"):
+        return []
+    rows = [[point["similarity_margin"], channel, *row(cell)]
+            for point in report["floor_sweep"] for channel, cell in point["scores"].items()]
+    return ["", title, table(["margin", "channel", *headers], rows)]
 
 
 def enable_semantic() -> None:

@@ -8,6 +8,14 @@ required IDs) before dividing, so a need with three required IDs weighs three ti
 one; a group with nothing required reports ``None`` — never 0 and never success. Alongside,
 ``complete`` counts needs whose every required ID was found (the multi-fact view).
 
+Precision of the rendered context, beside recall (answerable needs, same groups):
+``precision`` = rendered items that are required evidence ÷ rendered items, counts added
+before dividing (a need rendering nothing adds nothing). ``unrelated`` counts rendered items
+that are neither required evidence nor one of the need's own labelled distractors or
+invalid memories — noise and other needs' facts; ``not_required`` counts every rendered
+item that is not required evidence (labelled distractors included). ``withheld_required``
+counts required IDs the relevance floor withheld from rendering (``below_floor_ids``).
+
 Needs without required evidence (information never supplied, expired or retracted only) are
 kept out of every recall figure and reported on their own: how often a labelled distractor or
 a lifecycle-invalid memory reached the candidates or the rendered context.
@@ -55,6 +63,7 @@ class Observation:
     dense_ids: tuple[str, ...] = ()
     lexical_ids: tuple[str, ...] = ()
     structured_ids: tuple[str, ...] = ()
+    below_floor_ids: tuple[str, ...] = ()
 
     @property
     def fallback(self) -> bool:
@@ -103,6 +112,34 @@ class Tally:
         }
 
 
+@dataclass
+class PrecisionTally:
+    rendered: int = 0
+    required_rendered: int = 0
+    not_required: int = 0
+    unrelated: int = 0
+    withheld_required: int = 0
+    needs: int = 0
+
+    def add(self, need: NeedLabel, observation: Observation) -> None:
+        required, labelled = set(need.required), set(need.distractors) | set(need.invalid)
+        rendered = set(observation.rendered_ids)
+        self.needs += 1
+        self.rendered += len(rendered)
+        self.required_rendered += len(rendered & required)
+        self.not_required += len(rendered - required)
+        self.unrelated += len(rendered - required - labelled)
+        self.withheld_required += len(set(observation.below_floor_ids) & required)
+
+    def as_dict(self) -> dict:
+        return {
+            "precision": ratio(self.required_rendered, self.rendered), "rendered": self.rendered,
+            "required_rendered": self.required_rendered, "not_required_rendered": self.not_required,
+            "unrelated_rendered": self.unrelated, "withheld_required": self.withheld_required,
+            "needs": self.needs, "unrelated_per_need": ratio(self.unrelated, self.needs),
+        }
+
+
 def _grouped(tallies: dict[str, Tally], keys: Iterable[str]) -> dict:
     """Every expected group appears, empty ones as None recall."""
     return {key: tallies.get(key, Tally()).as_dict() for key in keys}
@@ -130,9 +167,11 @@ def score_channel(
     overall = {stage: Tally() for stage in STAGES}
     by_group = {stage: {key: defaultdict(Tally) for key in group_by} for stage in STAGES}
     arms = {arm: Tally() for arm in ("lexical", "structured", "dense")}
+    precision = PrecisionTally()
+    precision_by = {key: defaultdict(PrecisionTally) for key in group_by}
     fallbacks: Counter[str] = Counter()
     unanswerable = {"needs": 0, "distractor_in_candidates": 0, "distractor_rendered": 0,
-                    "invalid_in_candidates": 0, "invalid_rendered": 0}
+                    "invalid_in_candidates": 0, "invalid_rendered": 0, "rendered_items": 0}
     leaks = {"needs_with_invalid_labels": 0, "invalid_in_candidates": 0, "invalid_rendered": 0}
     distractor_above = {"needs_with_distractors": 0, "distractor_ranked_above_all_evidence": 0}
 
@@ -152,8 +191,13 @@ def score_channel(
             unanswerable["distractor_rendered"] += any(d in rendered for d in need.distractors)
             unanswerable["invalid_in_candidates"] += any(i in candidates for i in need.invalid)
             unanswerable["invalid_rendered"] += any(i in rendered for i in need.invalid)
+            unanswerable["rendered_items"] += len(rendered)
             continue
         required = len(set(need.required))
+        precision.add(need, observation)
+        for key in group_by:
+            if key in need.tags:
+                precision_by[key][need.tags[key]].add(need, observation)
         for stage in STAGES:
             hits = found(need.required, stage_ids(observation, stage, top_k))
             overall[stage].add(hits, required)
@@ -183,6 +227,12 @@ def score_channel(
                 **{f"by_{key}": _grouped(by_group[stage][key], groups[key]) for key in group_by},
             }
             for stage in STAGES
+        },
+        # Rendered precision beside rendered recall (answerable needs).
+        "precision": {
+            "overall": precision.as_dict(),
+            **{f"by_{key}": {g: precision_by[key].get(g, PrecisionTally()).as_dict() for g in groups[key]}
+               for key in group_by},
         },
         # Candidate recall of each arm's own list (empty lists where an arm did not run).
         "arms": {arm: tally.as_dict() for arm, tally in arms.items()},
@@ -219,4 +269,5 @@ def need_outcome(need: NeedLabel, observation: Observation, *, top_k: int = TOP_
         "invalid_in_candidates": sum(1 for i in need.invalid if i in set(observation.candidate_ids)),
         "candidates": len(observation.candidate_ids),
         "rendered": len(observation.rendered_ids),
+        "below_floor": len(observation.below_floor_ids),
     }

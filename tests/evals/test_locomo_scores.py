@@ -47,3 +47,24 @@ def test_the_summary_names_paper_recall_first_and_pooled_in_parentheses():
     assert "paper recall (mean over questions" in text and "pooled recall" in text
     assert "paper @10 (pooled)" in text
     assert "62.5 (40.0)" in text  # paper 62.5 %, pooled 40.0 %
+
+
+def test_rendered_precision_adds_counts_and_unrelated_items_are_the_rest():
+    acc = _Acc()
+    acc.add({k: 1 for k in _Acc.STAGES}, 2, rendered=20, relevant=2)  # 18 unrelated
+    acc.add({k: 1 for k in _Acc.STAGES}, 1, rendered=4, relevant=1)
+    cell = acc.as_dict()
+    assert cell["precision"] == pytest.approx(3 / 24)
+    assert (cell["rendered_items"], cell["relevant_rendered"], cell["unrelated_rendered"]) == (24, 3, 21)
+    assert cell["rendered@20"]["paper_recall"] == pytest.approx((0.5 + 1.0) / 2)
+    assert _Acc().as_dict()["precision"] is None
+
+
+def test_the_summary_shows_rendered_precision_and_unrelated_items():
+    acc = _Acc()
+    acc.add({k: 1 for k in _Acc.STAGES}, 1, rendered=4, relevant=1)
+    report = {"data": {"conversations": 1}, "conversion": {"totals": {"questions": 1}},
+              "scores": {"hybrid": {"overall": acc.as_dict()}}, "latency_ms": {"hybrid": {"p50": 1.0, "p95": 2.0}},
+              "fallbacks": {"hybrid": 0}}
+    text = locomo.summary(report)
+    assert "rendered@20" in text and "precision" in text and "unrelated" in text

@@ -56,7 +56,7 @@ def test_unanswerable_needs_stay_out_of_recall_and_are_reported_apart():
     ])
     assert result["stages"]["candidate"]["overall"]["needs"] == 1
     assert result["unanswerable"] == {"needs": 2, "distractor_in_candidates": 1, "distractor_rendered": 1,
-                                      "invalid_in_candidates": 1, "invalid_rendered": 0}
+                                      "invalid_in_candidates": 1, "invalid_rendered": 0, "rendered_items": 1}
     assert result["invalid_leaks"] == {"needs_with_invalid_labels": 1, "invalid_in_candidates": 1,
                                        "invalid_rendered": 0}
 
@@ -110,3 +110,34 @@ def test_found_counts_distinct_required_ids_and_outcome_ranks():
     outcome = need_outcome(need("a", ["x", "y"]), obs("a", candidates=["q", "x"], ranked=["q", "x"], rendered=["q"]))
     assert outcome["required_ranks"] == [2, None]
     assert outcome["found"] == {"candidate": 1, "ranked": 1, "rendered": 0}
+
+
+# --- rendered precision beside recall ---------------------------------------------------
+
+def test_precision_adds_counts_before_dividing_and_separates_labelled_from_unrelated_items():
+    needs = [need("a", ["x1", "x2"], distractors=("d",), invalid=("old",)), need("b", ["y"], family="f2")]
+    result = score_channel(needs, [
+        obs("a", rendered=["x1", "d", "old", "n1", "n2"]),  # 1 required, 2 labelled, 2 unrelated
+        obs("b", rendered=["y"]),
+    ])
+    overall = result["precision"]["overall"]
+    assert overall["precision"] == pytest.approx(2 / 6)  # not the mean of 1/5 and 1/1
+    assert (overall["rendered"], overall["required_rendered"], overall["not_required_rendered"],
+            overall["unrelated_rendered"], overall["needs"]) == (6, 2, 4, 2, 2)
+    assert result["precision"]["by_family"]["f1"]["unrelated_rendered"] == 2
+    assert result["precision"]["by_family"]["f2"]["precision"] == 1.0
+
+
+def test_precision_is_none_when_nothing_is_rendered_and_unanswerable_needs_stay_out():
+    needs = [need("a", ["x"]), need("u", [], family="f2", distractors=("d",))]
+    result = score_channel(needs, [obs("a", rendered=[]), obs("u", rendered=["d", "n"])])
+    assert result["precision"]["overall"]["precision"] is None
+    assert result["precision"]["by_family"]["f2"]["needs"] == 0
+    assert result["unanswerable"]["rendered_items"] == 2
+
+
+def test_required_evidence_the_floor_withheld_is_counted():
+    result = score_channel([need("a", ["x", "y"])], [obs("a", ranked=["x", "n", "y"], rendered=["x"],
+                                                         below_floor_ids=("n", "y"))])
+    assert result["precision"]["overall"]["withheld_required"] == 1
+    assert need_outcome(need("a", ["x", "y"]), obs("a", rendered=["x"], below_floor_ids=("n", "y")))["below_floor"] == 2

@@ -68,7 +68,7 @@ def test_either_bound_at_zero_switches_the_arm_off_and_the_trace_says_so(bank, s
     setattr(semantic_on, bound, 0)
     result = bank.recall(QUERY, encoder=encoder, max_items=3)
     with owner_context(bank.principal):
-        assert RecallTrace.objects.get(id=result.trace_id).policy == ["recall@1", "semantic@2"]
+        assert RecallTrace.objects.get(id=result.trace_id).policy == ["recall@1", "semantic@2", "floor@1"]
     assert answer not in result.stages.ranked_ids[:3]
 
 
@@ -83,9 +83,9 @@ def test_the_trace_and_candidates_record_the_expansion_in_hybrid_only(bank, sema
     dense = bank.recall(QUERY, encoder=encoder, max_items=3, channel="dense")
     with owner_context(bank.principal):
         traces = {t.id: t for t in RecallTrace.objects.filter(id__in=[hybrid.trace_id, dense.trace_id])}
-    assert traces[hybrid.trace_id].policy == ["recall@1", "semantic@2", "expansion@2"]
+    assert traces[hybrid.trace_id].policy == ["recall@1", "semantic@2", "expansion@2", "floor@1"]
     assert answer in traces[hybrid.trace_id].candidate_ids
-    assert traces[dense.trace_id].policy == ["recall@1", "semantic@2"]
+    assert traces[dense.trace_id].policy == ["recall@1", "semantic@2", "floor@1"]
     assert answer not in dense.stages.candidate_ids
 
 

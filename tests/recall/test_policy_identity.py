@@ -66,6 +66,7 @@ def _expected(channel, semantic, expanding, reconsolidating, as_of, mode) -> tup
     tags = policy.tags(
         policy.RECALL, policy.SEMANTIC if ran_semantic else None,
         policy.EXPANSION if ran_semantic and effective == "hybrid" and expanding else None,
+        policy.FLOOR if ran_semantic else None,  # every belief has a vector: the semantic arm finds some
         policy.RECONSOLIDATION if reconsolidating else None,
     )
     return tags, effective, fallback
@@ -127,7 +128,7 @@ def test_all_stages_together_make_the_longest_policy_and_it_is_stored_whole(merg
     result = bank.recall(QUERY, encoder=encoder, channel="hybrid")
     with owner_context(bank.principal):
         stored = RecallTrace.objects.get(id=result.trace_id).policy
-    assert stored == ["recall@1", "semantic@2", "expansion@2", "reconsolidation@3"] == list(policy.REGISTERED)
+    assert stored == ["recall@1", "semantic@2", "expansion@2", "floor@1", "reconsolidation@3"] == list(policy.REGISTERED)
     assert len("+".join(stored)) > 40  # what the old varchar(40) column refused
 
 

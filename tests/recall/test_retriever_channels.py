@@ -200,7 +200,11 @@ def test_trace_records_the_recall_without_any_content(bank, semantic_on):
         trace = RecallTrace.objects.get(id=result.trace_id)
     assert (trace.tenant_id, trace.principal_id) == (bank.principal.tenant_id, bank.principal.principal_id)
     assert trace.created_at == NOW and trace.surface == "api"
-    assert trace.policy == ["recall@1", "semantic@2", "expansion@2"] and trace.space == encoder.tuple.space
+    assert trace.policy == ["recall@1", "semantic@2", "expansion@2", "floor@1"] and trace.space == encoder.tuple.space
+    # The relevance floor in force (the nearest similarity 1 minus the default margin) and
+    # how many ranked originals it withheld: numbers, no content.
+    assert trace.floor_min_similarity == pytest.approx(1 - semantic_on.RECALL_RELEVANCE_SIMILARITY_MARGIN, abs=1e-6)
+    assert trace.floor_withheld == 0
     assert (trace.selection_mode, trace.channel, trace.requested_channel, trace.fallback_reason) == (
         "relevance", "hybrid", "hybrid", "")
     assert (trace.ceiling, trace.max_items, trace.max_tokens, trace.as_of) == ("internal", 7, 900, as_of)
