@@ -80,7 +80,7 @@ lay led grew lost fell sent built understood drew broke spent rose drove bought 
 threw slept flew forgot ate drank swam sang rode won gave found took made got said sang hid bit shook woke froze
 """.split())
 _STATUS = frozenset("former formerly ex old new previous previously current currently now still anymore longer"
-                    " again recently lately once-".split())
+                    " again recently lately".split())
 _COMPARISON = frozenset("before after earlier later than more less fewer most least under over above below until till"
                         " since by within up only exactly almost nearly beyond past prior".split())
 # Approximators: one class, so "around 23:00" is "about 23:00".
@@ -278,7 +278,7 @@ def _parse(text: str) -> _Parsed:
             continue
         if _is_past(token):
             past = True
-        if capital and token not in _FUNCTION and (index > 0 or token in _FUNCTION or True):
+        if capital and token not in _FUNCTION:  # a sentence-initial capital is settled in _entities
             entities.add(token)
             continue
         if token in _FUNCTION or token in _LIGHT:
@@ -293,7 +293,7 @@ def _count(values: list[str]) -> list[tuple[str, int]]:
     return [(value, values.count(value)) for value in set(values)]
 
 
-def _entities(a: _Parsed, b: _Parsed, a_text: str, b_text: str) -> bool:
+def _entities(a: _Parsed, b: _Parsed) -> bool:
     """Equal named entities; a sentence-initial capital is a name only if the other side does
     not use the same word in lower case (it is then the start of a sentence, not a name)."""
     def names(mine: _Parsed, other: _Parsed) -> set[str]:
@@ -351,7 +351,7 @@ def check(a: SourceView, b: SourceView) -> Verdict:
         return Verdict("calendar")
     if pa.frequency != pb.frequency:
         return Verdict("frequency")
-    if not _entities(pa, pb, a.statement, b.statement):
+    if not _entities(pa, pb):
         return Verdict("entities")
     for name in ("negation", "modality"):
         if pa.classes[name] != pb.classes[name]:
@@ -384,7 +384,7 @@ def match(views: Sequence[SourceView]) -> Verdict:
     return Verdict("", found)
 
 
-def classes(views: Sequence[SourceView], *, key=None) -> list[tuple[SourceView, ...]]:
+def classes(views: Sequence[SourceView]) -> list[tuple[SourceView, ...]]:
     """Greedy paraphrase sets in the given order: a view joins the first set all of whose
     members it paraphrases. Sets of one are omitted."""
     sets: list[list[SourceView]] = []
