@@ -16,7 +16,8 @@ views, one case per class and per look-alike pair, with the corpus scorer's defi
 a duplicate set is covered when some merge component equals it exactly; a false merge pair
 is any merged pair not in one labelled set. Lost facts are not measurable here (no store:
 a merge never deletes an original; the corpus runner measures survival) and are reported
-as ``null``. Output: one JSON document (``--output`` writes it, exclusively).
+as ``null``. Output: one JSON document with the code identity (commit, dirty flag) of the
+run (``--output`` writes it, exclusively).
 """
 from __future__ import annotations
 
@@ -202,7 +203,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "veetbot.settings")
     django.setup()
-    report = score()
+    from evals.recall.report import code_identity
+
+    code = code_identity()  # when the run starts: commit, dirty flag, source digest
+    report = {**score(), "code": code}
     text = json.dumps(report, indent=2, sort_keys=True)
     if args.output:
         with open(args.output, "x", encoding="utf-8") as handle:  # never replace a report
