@@ -18,7 +18,10 @@ can establish:
   subject, claim kind and scope, statements equal once numbers are masked and case folded)
   whose polarity differs or whose numbers differ (a value difference). It records the
   disagreement, never which side is true. Conflicting sources are left out of
-  summaries: an extractive bullet list would present both sides as facts;
+  summaries: an extractive bullet list would present both sides as facts. Also one per
+  unresolved contradiction ``summaries.contradictions`` finds inside a related component
+  (``place_difference``, ``polarity_difference``: two things that cannot both hold at once,
+  not settled by a later update); that component then gets no summary;
 * ``summarize_related`` — one extractive summary per related component (``summaries``).
 
 It always abstains from hypotheses (``infer_connection`` needs provider verification):
@@ -104,6 +107,8 @@ def propose(sources: Sequence[SourceView]) -> list[Proposal]:
         conflicted.update(view.memory_id for view in members)
     calm = [view for view in views if view.memory_id not in conflicted]
     for component in summaries.components(calm):
+        for members, reason in summaries.contradictions(component):
+            proposals.append(_proposal("flag_conflict", members, reason))
         plan = summaries.plan(component)
         if plan is not None:
             by_id = {view.memory_id: view for view in component}

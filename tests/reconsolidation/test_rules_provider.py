@@ -58,3 +58,12 @@ def test_proposals_name_only_supplied_sources_and_carry_the_rules_identity():
     supplied = {v.ref for v in views}
     for proposal in rules.propose(views):
         assert set(proposal.inputs) <= supplied and proposal.model_identity == rules.MODEL_IDENTITY
+
+
+def test_a_contradiction_inside_a_related_group_is_flagged_not_summarised():
+    from tests.reconsolidation.test_summaries_time_and_conflict import theo
+    views = [theo(1, "Theo lives in Paris."), theo(2, "Theo lives in Berlin."), theo(3, "Theo has a cat.")]
+    proposals = rules.propose(views)
+    assert [p.kind for p in proposals] == ["flag_conflict"]
+    assert proposals[0].reason == "place_difference"
+    assert {ref.memory_id for ref in proposals[0].inputs} == {views[0].memory_id, views[1].memory_id}
