@@ -54,6 +54,19 @@ StopReason = Literal["queue_empty", "max_groups", "deadline", "disabled", "opera
 Processor = Callable[..., tuple[OperationView, ...]]
 
 
+class SliceUsage(Value):
+    """Provider calls reserved under one slice's lease and the tokens their settlements
+    reported (0 for the local rules provider; unknown usage counts 0)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: "SliceUsage") -> "SliceUsage":
+        return SliceUsage(calls=self.calls + other.calls, input_tokens=self.input_tokens + other.input_tokens,
+                          output_tokens=self.output_tokens + other.output_tokens)
+
+
 class SliceRun(Value):
     """What one whole slice did: its inventory report, the operations recorded under its lease,
     how many groups it processed and why it stopped, the spend charged under its lease and
@@ -65,6 +78,7 @@ class SliceRun(Value):
     groups_pending: int  # awaiting the model when the slice ended (queued or deferred)
     stopped: StopReason
     spend_usd: Decimal
+    usage: "SliceUsage"
     coverage: Coverage
     generation_complete: bool  # the pinned full-scan generation has been scanned to its end
     seconds: float
@@ -113,13 +127,24 @@ def process_claimed(store: ReconsolidationStore, principal: Principal, group_lea
     return model_path.process_batch(store, principal, group_leases, provider, now=now)
 
 
-def _after_slice(principal: Principal, lease: JobLease) -> tuple[Coverage, Decimal, tuple[OperationView, ...]]:
-    """Coverage once the slice's model work is done, what its lease was charged and every
-    operation recorded under it (the equivalence pass's merges and model work's alike)."""
+def _usage(audits) -> SliceUsage:
+    completions = [(audit or {}).get("completion") or {} for audit in audits]
+    return SliceUsage(calls=len(completions),
+                      input_tokens=sum(int(c.get("input_tokens") or 0) for c in completions),
+                      output_tokens=sum(int(c.get("output_tokens") or 0) for c in completions))
+
+
+def _after_slice(principal: Principal,
+                 lease: JobLease) -> tuple[Coverage, Decimal, SliceUsage, tuple[OperationView, ...]]:
+    """Coverage once the slice's model work is done, what its lease was charged, its calls
+    and tokens, and every operation recorded under it (the equivalence pass's merges and
+    model work's alike)."""
     with owner_context(principal):
         job = ReconsolidationJob.objects.get(id=lease.job_id)
-        charged = ReconsolidationSpend.objects.filter(slice_token=lease.lease_token).aggregate(total=Sum("charged_usd"))
-        return coverage(principal, job), charged["total"] or Decimal("0"), slice_operations(principal, lease.lease_token)
+        spends = ReconsolidationSpend.objects.filter(slice_token=lease.lease_token)
+        charged = spends.aggregate(total=Sum("charged_usd"))["total"] or Decimal("0")
+        usage = _usage(spends.values_list("call_audit", flat=True))
+        return coverage(principal, job), charged, usage, slice_operations(principal, lease.lease_token)
 
 
 def _claim_batch(store: ReconsolidationStore, principal: Principal, lease: JobLease,
@@ -200,10 +225,10 @@ def run_slice(
             process_claimed(store, principal, batch, now=current(), provider=provider)
         processed = len(batch)
     store.release(principal, lease.lease_token, now=current())
-    final, spend, operations = _after_slice(principal, lease)
+    final, spend, usage, operations = _after_slice(principal, lease)
     return SliceRun(
         report=report, operations=tuple(operations), groups_processed=processed, groups_pending=final.groups_pending,
-        stopped=stopped, spend_usd=spend, coverage=final, generation_complete=final.scan_complete,
+        stopped=stopped, spend_usd=spend, usage=usage, coverage=final, generation_complete=final.scan_complete,
         seconds=round(monotonic() - began, 6),
     )
 
@@ -250,6 +275,7 @@ def pass_summary(runs: list[SliceRun], stopped: str) -> dict:
         "groups_processed": sum(run.groups_processed for run in runs),
         "operations": dict(sorted(kinds.items())),
         "spend_usd": str(sum((run.spend_usd for run in runs), start=Decimal("0"))),
+        **sum((run.usage for run in runs), start=SliceUsage()).model_dump(),
         "seconds": round(sum(run.seconds for run in runs), 3),
         "generation_complete": bool(runs) and runs[-1].generation_complete,
         **({"coverage": coverage_json(runs[-1].coverage)} if runs else {}),

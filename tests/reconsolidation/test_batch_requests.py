@@ -132,6 +132,12 @@ def test_a_slice_with_four_queued_groups_sends_at_most_one_proposal_and_one_veri
     assert sorted(a.event for a in stages) == sorted(decisions)
     assert all(a.group_id is None and a.counts["groups"] == len(groups) for a in stages)
     assert all(op.kind != "no_change" for op in run.operations) and len(run.operations) == operations
+    # the slice reports its calls and the tokens their settlements recorded
+    completions = [s.call_audit.get("completion") or {} for s in spends]
+    assert run.usage.calls == requests
+    assert run.usage.input_tokens == sum(c.get("input_tokens") or 0 for c in completions)
+    assert run.usage.output_tokens == sum(c.get("output_tokens") or 0 for c in completions)
+    assert mode != "answered" or run.usage.input_tokens > 0
 
 
 def test_the_rules_provider_takes_a_slices_four_groups_as_one_batch_under_one_reservation(
@@ -153,3 +159,4 @@ def test_the_rules_provider_takes_a_slices_four_groups_as_one_batch_under_one_re
     assert set(map(uuid.UUID, spends[0].call_audit["group_ids"])) == set(groups)
     assert [a.event for a in stages] == ["batch_proposal_prepared"]
     assert stages[0].counts == {"groups": len(groups)}
+    assert run.usage.calls == 1 and run.usage.input_tokens == run.usage.output_tokens == 0

@@ -51,7 +51,8 @@ def test_one_owner_task_stops_at_its_slice_limit_and_the_next_run_continues(db, 
     assert result["enabled"] and result["slices"] == 1 and result["stopped"] == "max_slices"
     assert result["anchors_scanned"] == 128 and not result["generation_complete"]
     assert set(result) == {"enabled", "slices", "stopped", "anchors_scanned", "groups_processed", "operations",
-                           "spend_usd", "seconds", "generation_complete", "coverage"}
+                           "spend_usd", "calls", "input_tokens", "output_tokens", "seconds", "generation_complete",
+                           "coverage"}
     assert set(result["coverage"]) == {"scan", "model"}
     rest = tasks.dream_owner.delay(*owner).get()
     assert rest["stopped"] == "idle" and rest["generation_complete"] and rest["anchors_scanned"] == 300 - 128

@@ -21,7 +21,7 @@ from tests.reconsolidation.slices import owner_row_counts, pairs, row_counts
 from veetbot.rls import owner_context
 
 SLICE_KEYS = ["slice", "anchors_scanned", "groups_selected", "groups_deferred", "operations", "spend_usd",
-              "generation_complete", "seconds", "coverage"]
+              "calls", "input_tokens", "output_tokens", "generation_complete", "seconds", "coverage"]
 
 
 def dream(*args: str) -> list[dict]:

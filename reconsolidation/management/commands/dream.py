@@ -10,11 +10,13 @@ and JSON keys; keep them exactly:
   form and the exclusion reasons, and writes nothing.
 * ``--json`` prints one object per slice, exactly ``{"slice", "anchors_scanned",
   "groups_selected", "groups_deferred", "operations": [{"id", "kind", "state", "members"
-  (merge_equivalent) or "support" (other kinds): [memory IDs]}], "spend_usd",
-  "generation_complete"}``. ``slice`` numbers the slices of this run from 1;
+  (merge_equivalent) or "support" (other kinds): [memory IDs]}], "spend_usd", "calls",
+  "input_tokens", "output_tokens", "generation_complete", "seconds", "coverage"}``. ``slice`` numbers the slices of this run from 1;
   ``groups_selected`` counts the groups the slice handed to the model; ``groups_deferred``
   the groups still waiting for the model when it ended (queued, or returned on budget);
-  ``spend_usd`` is the Decimal charged under the slice's lease, as a string.
+  ``spend_usd`` is the Decimal charged under the slice's lease, as a string; ``calls`` the
+  provider requests reserved under it (at most two: proposal and verification) and the
+  tokens their settlements reported; ``coverage`` scan and model coverage apart.
 
 The processing switch (AGENT_MEMORY_RECONSOLIDATION_ENABLED) must be on: when it is off
 the command says so and exits non-zero. An unknown or malformed --owner is refused
@@ -56,6 +58,7 @@ def slice_json(number: int, run: driver.SliceRun) -> dict[str, Any]:
         "groups_deferred": run.groups_pending,
         "operations": [operation_json(operation) for operation in run.operations],
         "spend_usd": str(run.spend_usd),
+        **run.usage.model_dump(),  # calls, input_tokens, output_tokens
         "generation_complete": run.generation_complete,
         "seconds": run.seconds,
         "coverage": driver.coverage_json(run.coverage),  # scan and model coverage apart
