@@ -29,9 +29,12 @@ Guards, each a finite code (``GUARDS``), all checked on every pair:
   "cats"/"dogs" (0.72) score above "cycles"/"bike" (0.44), so similarity would merge
   co-hyponyms — exactly the false merge these guards exist to refuse.
 
-Two statements with the same words are the equivalence key's to judge, never this
-module's: such a pair is refused here (``same_words``) unless its key is equal, so a
-difference the key refuses (valid_from, say) is never overridden by "similarity".
+Two statements with the same words are the equivalence key's to judge first. When their
+keys differ only in ``valid_from`` — the same words said again in a later message — they are
+proposed like any paraphrase (``paraphrase_restated``: the owner approves; never unattended),
+since a restatement is a safer match than other words with the same fields. Any other key
+difference (subject, type, attribution, expiry, …) is refused here (``same_words``), so
+similarity never overrides what the key refuses.
 
 The word classes below are English grammar (closed classes: determiners, auxiliaries,
 modals, prepositions, kinship terms, number words, irregular past forms), not a corpus list.
@@ -54,7 +57,8 @@ GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", 
 # What matched, the finite reason code a proposal carries (each at most 40 characters).
 MATCH_REORDERED = "paraphrase_reordered"  # same content words, other order or function words
 MATCH_WORD_FORMS = "paraphrase_word_forms"  # differing words are other forms of the same words
-MATCH_CODES = (MATCH_REORDERED, MATCH_WORD_FORMS)
+MATCH_RESTATED = "paraphrase_restated"  # the same words said again later (only valid_from differs)
+MATCH_CODES = (MATCH_REORDERED, MATCH_RESTATED, MATCH_WORD_FORMS)  # weakest last
 
 FIELDS = ("attribution", "scope", "portable", "polarity", "belief_type", "claim_kind", "derivation", "sensitivity",
           "authority", "expires_at")
@@ -341,7 +345,10 @@ def _subject(view: SourceView) -> str:
 def check(a: SourceView, b: SourceView) -> Verdict:
     """Whether ``a`` and ``b`` say the same thing in other words (all ``GUARDS``)."""
     if normalize(a.statement) == normalize(b.statement):
-        return Verdict("", MATCH_REORDERED) if equivalence_key(a) == equivalence_key(b) else Verdict("same_words")
+        if equivalence_key(a) == equivalence_key(b):
+            return Verdict("", MATCH_REORDERED)
+        restated = a.subject == b.subject and all(getattr(a, name) == getattr(b, name) for name in FIELDS)
+        return Verdict("", MATCH_RESTATED) if restated else Verdict("same_words")
     if any(getattr(a, name) != getattr(b, name) for name in FIELDS) or _subject(a) != _subject(b):
         return Verdict("fields")
     pa, pb = _parse(a.statement), _parse(b.statement)
@@ -379,8 +386,7 @@ def match(views: Sequence[SourceView]) -> Verdict:
         verdict = check(a, b)
         if not verdict.ok:
             return verdict
-        if verdict.match == MATCH_WORD_FORMS:
-            found = MATCH_WORD_FORMS
+        found = max(found, verdict.match, key=MATCH_CODES.index)
     return Verdict("", found)
 
 

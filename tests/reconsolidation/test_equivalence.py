@@ -44,7 +44,11 @@ def test_every_key_field_is_covered_by_a_blocking_case():
 def test_a_difference_in_any_key_field_blocks_a_merge(field):
     a, b = view(1), view(2, **{field: FIELD_CHANGES[field]})
     assert not all_equivalent([a, b])
-    assert by_kind(rules.propose([a, b]), "merge_equivalent") == []
+    merges = by_kind(rules.propose([a, b]), "merge_equivalent")
+    if field == "valid_from":  # the same words said again later: a proposal for the owner, never the key's merge
+        assert [m.reason for m in merges] == ["paraphrase_restated"]
+    else:
+        assert merges == []
 
 
 @pytest.mark.parametrize("other", [

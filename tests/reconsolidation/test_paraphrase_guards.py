@@ -110,9 +110,21 @@ def test_every_match_code_fits_a_proposal_reason_and_is_said_in_words():
                                       "relation", "role", "entities", "content"}
 
 
-def test_the_same_words_are_left_to_the_equivalence_key():
-    """A key field the exact key refuses (valid_from) is never overridden by the guards."""
-    a = view("The owner is allergic to cats.", 1)
-    assert paraphrase.check(a, replace(a, memory_id=uuid.uuid4())).ok
-    later = replace(a, memory_id=uuid.uuid4(), valid_from=datetime(2026, 4, 1, tzinfo=timezone.utc))
-    assert paraphrase.check(a, later).refused == "same_words"
+def test_the_same_words_said_again_later_are_proposed_as_a_restatement_and_nothing_else_widens():
+    from datetime import timedelta
+
+    first = view("The owner prefers oat milk.")
+    later = view("The owner prefers oat milk.", 2, valid_from=T + timedelta(minutes=3),
+                 evidence_at=T + timedelta(minutes=3))
+    assert paraphrase.check(first, later) == paraphrase.Verdict("", paraphrase.MATCH_RESTATED)
+    assert paraphrase.match([first, later]).match == paraphrase.MATCH_RESTATED
+    assert "paraphrase_restated" in words.REASON
+    # the same words with any other key difference stay refused
+    for field, value in (("subject", "milk"), ("expires_at", T + timedelta(days=9)), ("attribution", "person:ana"),
+                         ("sensitivity", "personal")):
+        other = replace(later, **{field: value})
+        assert paraphrase.check(first, other).refused == "same_words", field
+    # a set mixing a restatement and other word forms is named by the weaker match
+    forms = view("The owner's preference is oat milk.", 3)
+    verdict = paraphrase.match([first, later, forms])
+    assert not verdict.ok or verdict.match in (paraphrase.MATCH_RESTATED, paraphrase.MATCH_WORD_FORMS)
