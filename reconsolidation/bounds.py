@@ -46,8 +46,8 @@ RECON_NEIGHBOUR_BATCH_ANCHORS: int = _setting("RECON_NEIGHBOUR_BATCH_ANCHORS")
 RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES: int = _setting("RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES")
 
 # The semantic neighbour arm: the largest cosine distance (1 - cosine) at which an eligible
-# original is still the anchor's semantic neighbour. (Not in settings.py yet: a default here.)
-RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE: float = getattr(settings, "RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE", 0.35)
+# original is still the anchor's semantic neighbour.
+RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE: float = _setting("RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE")
 
 # --- Spend (Decimal USD) -------------------------------------------------------------
 RECON_MONEY_QUANTUM_USD: Decimal = Decimal(_setting("RECON_MONEY_QUANTUM_USD"))
