@@ -117,8 +117,9 @@ def make_meaningful(case, fixtures: Fixtures, now: Optional[datetime] = None):
         elif route == ("POST", "/v1/sessions/{session_id}/events"):
             _event(case.body, fixtures)
     if _positive(case, ParameterLocation.PATH) and case.path_parameters:
+        erased = ERASURES.get(route, ("",))[0]  # never a shared fixture row: a fresh one or the generated ID
         for name, value in list(case.path_parameters.items()):
-            if name in PATH_IDS and isinstance(value, str):
+            if name in PATH_IDS and name != erased and isinstance(value, str):
                 real = _pick(value, getattr(fixtures, PATH_IDS[name]))
                 if real is not None:
                     case.path_parameters[name] = real
