@@ -407,7 +407,12 @@ def run(args: argparse.Namespace) -> dict:
             "statements_per_recall": statements,
             "context_assembly": {"two_round_assemblies": sum(1 for r in context_rounds if r == 2),
                                  "assemblies": len(context_rounds),
-                                 "searches_per_assembly": rpt.latency_stats([float(x) for x in context_searches])},
+                                 "searches_per_assembly": rpt.latency_stats([float(x) for x in context_searches]),
+                                 # the same timings split by how many rounds the assembly ran
+                                 "latency_ms_by_rounds": {
+                                     str(rounds): rpt.latency_stats([ms for ms, r in zip(modes["context"], context_rounds)
+                                                                     if r == rounds])
+                                     for rounds in sorted(set(context_rounds))}},
             "analyze_seconds": analyzed_s,
             "exact_vs_hnsw": {
                 "top_k": TOP_K,
@@ -488,7 +493,22 @@ def summary(report: dict) -> str:
             "queries; 'dense exact/hnsw' = retriever with its search mode forced; 'sql' = direct top-20\n" + rpt.table(
                 ["size", "other", "default", "sparse", "dense", "dense+enc", "hybrid", "hybrid+enc", "dense exact",
                  "dense hnsw", "sql exact", "sql hnsw", "modes ∩@20 %", "sql ∩@20 %", "sql ∩@20 (160 deep) %",
-                 "hnsw ≤ exact r20 %", "statements s/d/h", "load"], rows))
+                 "hnsw ≤ exact r20 %", "statements s/d/h", "load"], rows) + "".join(_context_lines(report)))
+
+
+def _context_lines(report: dict) -> list[str]:
+    """Per size: how many context assemblies ran two rounds, and their latency by rounds."""
+    lines = []
+    for entry in report["sizes"]:
+        assembly = entry.get("context_assembly")
+        if not assembly:
+            continue
+        by_rounds = assembly.get("latency_ms_by_rounds", {})
+        lines.append(f"\ncontext assembly at {entry['size']}: {assembly['two_round_assemblies']}/{assembly['assemblies']} "
+                     "ran two rounds; p50/p95 ms without encoding by rounds: "
+                     + (", ".join(f"{r} round{'s' if r != '1' else ''} {v['p50']}/{v['p95']} (n {v['n']})"
+                                  for r, v in by_rounds.items()) or "—"))
+    return lines
 
 
 def main(argv: Optional[list[str]] = None) -> int:
