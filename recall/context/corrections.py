@@ -23,7 +23,7 @@ from uuid import UUID
 
 from django.conf import settings
 
-from memory.models import MemoryRevision
+from memory.models import Memory, MemoryRevision
 from recall.render import WITHHELD, citation, instruction_like, safe_text
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -46,7 +46,12 @@ def corrections(principal: Principal, ranked_ids: Iterable[UUID], *, now: dateti
     if not ids:
         return []
     with owner_context(principal):
-        rows = (MemoryRevision.objects.filter(memory_id__in=ids, recorded_at__lte=now)
+        # Only rows revised at least once can hold a correction: one indexed probe first, so
+        # the revision snapshots are read for those few, not for every ranked original.
+        revised = list(Memory.objects.filter(id__in=ids, content_revision__gt=1).values_list("id", flat=True))
+        if not revised:
+            return []
+        rows = (MemoryRevision.objects.filter(memory_id__in=revised, recorded_at__lte=now)
                 .order_by("memory_id", "revision").values_list("memory_id", "snapshot", "recorded_at"))
         history: dict[UUID, list[tuple[dict, datetime]]] = {}
         for memory_id, snapshot, recorded_at in rows:
