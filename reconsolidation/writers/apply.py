@@ -19,8 +19,8 @@ committing it): both hold the owner lock and the sources FOR UPDATE in sorted UU
   (``overlapping_membership``) so the caller replans the union as a new group.
 * ``apply`` — only when an operation becomes ``committed``. A *similarity-only* merge (not
   one equivalence key; its reason a ``paraphrase.MATCH_CODES`` code, which no verifier has
-  seen) is never committed by the unattended recording itself: it stays ``proposed`` until
-  the owner approves it (``needs_owner``). Otherwise: membership rows (merge), the
+  seen) is never committed by the unattended recording itself (``operations.commit`` checks
+  ``similarity_only``): it stays ``proposed`` until the owner approves it. Otherwise: membership rows (merge), the
   ``DerivedMemory`` projection (summary, its UUID the operation's), nothing for a
   conflict flag (its dependencies are the record). Originals are never touched and no
   corroboration is added.
@@ -35,7 +35,7 @@ from memory.errors import Conflict
 from memory.services.owner_state import allocate
 from reconsolidation.domain import ClauseDraft
 from reconsolidation.models import (
-    DerivedMemory, ReconsolidationAudit, ReconsolidationMember, ReconsolidationOperation,
+    DerivedMemory, ReconsolidationMember, ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, owner_fields
 from reconsolidation.rules import paraphrase, summaries
@@ -155,21 +155,10 @@ def similarity_only(operation: ReconsolidationOperation, views: Sequence[SourceV
             and not all_equivalent(views))
 
 
-def needs_owner(operation: ReconsolidationOperation, views: Sequence[SourceView]) -> bool:
-    """True while a similarity-only merge is being *recorded* (never proposed before, so not
-    an owner approval): it must stay proposed whatever the mode. An owner approval follows a
-    recorded proposal, which has its ``operation_proposed`` audit."""
-    return similarity_only(operation, views) and not ReconsolidationAudit.objects.filter(
-        operation_id=operation.id, event="operation_proposed").exists()
-
-
 def apply(principal: Principal, operation: ReconsolidationOperation, views: dict[UUID, SourceView],
           now: datetime) -> None:
-    """Move ``operation`` (locked, proposed) to committed and write what that means; a
-    similarity-only merge being recorded stays proposed (``needs_owner``)."""
+    """Move ``operation`` (locked, proposed) to committed and write what that means."""
     ordered = list(views.values())
-    if needs_owner(operation, ordered):
-        return
     if operation.kind == "merge_equivalent":
         holders, inside = overlap(list(views))
         if holders and not inside:

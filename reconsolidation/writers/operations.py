@@ -118,7 +118,8 @@ def commit(
         )
         if proposal.kind == "infer_connection":  # the verified wording exists only now
             hypotheses.record(principal, operation, views, proposal.clauses[0], now)
-        if state == "committed":
+        # A similarity-only merge is recorded proposed in every mode: only the owner commits it.
+        if state == "committed" and not apply.similarity_only(operation, list(views.values())):
             apply.apply(principal, operation, views, now)
         audit(principal, f"operation_{operation.state}", now, reason=proposal.kind, job_id=job.id, group_id=group.id,
               operation_id=operation.id, counts={"inputs": len(refs), "dependencies": len(evidence)})
