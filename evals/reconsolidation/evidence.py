@@ -61,8 +61,8 @@ REQUIRED_REPEATS = 3  # spec: "three complete seeded repeats"
 # What runs: the apps, the evaluation code they are measured with, and the dependency pins.
 CODE_ROOTS = ("memory", "recall", "reconsolidation", "veetbot", "evals/__init__.py", "evals/recall",
               "evals/reconsolidation", "requirements.txt", "pyproject.toml")
-# Runner bookkeeping beside each scored observation (runner._scored drops the same two).
-BOOKKEEPING_KEYS = ("seconds", "error")
+# Runner bookkeeping beside each scored observation (runner._scored drops the same keys).
+BOOKKEEPING_KEYS = ("seconds", "error", "channels", "dreaming", "spend_usd")
 PROVIDER_FIELDS = ("name", "model", "prompt_digest", "schema_digest", "policy")
 RECALL_FIELDS = ("recall_channel", "embedding")
 PIN_NAMES = ("corpus", "scorer", "f1", "manifest")

@@ -44,7 +44,11 @@ from evals.reconsolidation import case_inputs, scorer
 # connections render), where @1-@3 recalled with as_of, which turned that read path off, so
 # every arm rendered the same evidence; the report keeps every observation and the input
 # manifest (evals.reconsolidation.evidence) so admission can recompute it.
-VERSION = "reconsolidation-runner@4"
+# @5: the production configuration — semantic recall on and every seeded bank embedded with
+# the configured encoder, so grouping's semantic neighbour arm runs and probes recall hybrid
+# (@1-@4 created no vectors: every probe was keyword-only); each observation counts the
+# channels its probes ran on.
+VERSION = "reconsolidation-runner@5"
 REPO = Path(__file__).resolve().parents[2]
 # --corpus: v1 is frozen as published; v2 re-dates hypothesis support into the spec's 30-day
 # hypothesis window (evals/reconsolidation/README.md). Each version has its own manifest.
@@ -258,6 +262,18 @@ def _seed(case: dict, instant: datetime, namespace: uuid.UUID):
     return principal, inverse, questions
 
 
+def _embed(principal) -> None:
+    """Vectors for every embeddable original of the seeded bank, as the beat backfill leaves
+    a deployment's bank; an incomplete backfill fails the case (recall would silently fall
+    back to keywords for the rest)."""
+    from recall.backfill import backfill_vectors
+    from recall.encoders import load_encoder
+
+    report = backfill_vectors(principal=principal, encoder=load_encoder())
+    if report.stopped or report.remaining:
+        raise RuntimeError("the seeded bank could not be embedded")
+
+
 def _sweep_clocks(instant: datetime, sweeps: int) -> list[datetime]:
     """One UTC day per sweep (a job is due once a day), the last one at the instant."""
     return [instant - timedelta(days=sweeps - k) for k in range(1, sweeps + 1)]
@@ -324,13 +340,14 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, p
 
 def _observe(case: dict, principal, inverse: dict, questions: dict, instant: datetime, *, reconsolidating: bool):
     """What the store and recall show now, in corpus IDs."""
-    from django.conf import settings
     from django.db.models import Q
+    from django.test.utils import override_settings
 
     from memory.models import Memory
     from recall.domain import RecallRequest
     from recall.retriever import recall
-    from reconsolidation.models import DerivedMemory, ReconsolidationDependency, ReconsolidationOperation
+    from reconsolidation.models import (DerivedMemory, ReconsolidationDependency, ReconsolidationGroup,
+                                        ReconsolidationOperation)
     from veetbot.rls import owner_context
 
     def back(value) -> str:
@@ -342,6 +359,12 @@ def _observe(case: dict, principal, inverse: dict, questions: dict, instant: dat
         live = Memory.objects.filter(status="active", erased_at__isnull=True).filter(
             Q(expires_at__isnull=True) | Q(expires_at__gt=instant))
         survivors = sorted(back(i) for i in live.values_list("id", flat=True))
+        dreaming = {
+            "groups_processed": ReconsolidationGroup.objects.filter(state__in=("completed", "no_change")).count(),
+            "abstained": ReconsolidationGroup.objects.filter(state="no_change").count(),  # no proposal
+            "proposed": _by_kind(ReconsolidationOperation.objects.all()),
+            "approved": _by_kind(ReconsolidationOperation.objects.filter(state="committed")),
+        }
         hypotheses = []
         for derived in DerivedMemory.objects.filter(kind="hypothesis", status="active",
                                                     operation__state="committed").order_by("created_at", "id"):
@@ -349,19 +372,24 @@ def _observe(case: dict, principal, inverse: dict, questions: dict, instant: dat
                 "memory_id", flat=True).distinct()
             for clause in derived.clauses:
                 hypotheses.append({"statement": clause["text"], "support": sorted({back(i) for i in support})})
-    previous = settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED
-    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = reconsolidating
-    try:
-        evidence = []
+    channels: dict[str, int] = {}
+    evidence = []
+    with override_settings(AGENT_MEMORY_RECONSOLIDATION_ENABLED=reconsolidating):
         for probe_id, question in questions.items():
             # A current recall at the fixed evaluation clock: what the API renders then.
             result = recall(principal=principal, surface="eval", now=instant, request=RecallRequest(
                 query=question, ceiling=RECALL_CEILING, max_items=RECALL_MAX_ITEMS, max_tokens=RECALL_MAX_TOKENS))
             evidence.append({"probe_id": probe_id, "text": result.rendered})
-    finally:
-        settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = previous
+            ran = result.channel + (f"/{result.fallback_reason}" if result.fallback_reason else "")
+            channels[ran] = channels.get(ran, 0) + 1
     return {"case_id": case["id"], "merges": merges, "survivors": survivors, "hypotheses": hypotheses,
-            "rendered_evidence": evidence, "failed": False}
+            "rendered_evidence": evidence, "failed": False, "channels": channels, "dreaming": dreaming}
+
+
+def _by_kind(operations) -> dict[str, int]:
+    from django.db.models import Count
+
+    return {row["kind"]: row["n"] for row in operations.values("kind").annotate(n=Count("id")).order_by("kind")}
 
 
 def _spend_of(principal) -> tuple[Decimal, int]:
@@ -379,7 +407,7 @@ def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, s
              provider: str = "rules", requests: Optional[Spend] = None) -> dict:
     """One observation; any exception makes it a failed case (kept in every denominator) —
     except a label leak into a prepared request, which stops the whole run."""
-    from django.conf import settings
+    from django.test.utils import override_settings  # the settings of one case, then as they were
 
     started = time.monotonic()
     kinds = ARM_KINDS[arm]
@@ -388,37 +416,39 @@ def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, s
             case, json.dumps(case_inputs.runtime_case_input(case), ensure_ascii=False))
         if leaked:
             raise RuntimeError("runtime input carries label values")
-        principal, inverse, questions = _seed(case, instant, namespace)
-        if kinds:
-            names = ("AGENT_MEMORY_RECONSOLIDATION_ENABLED", "AGENT_MEMORY_RECONSOLIDATION_MODE",
-                     "AGENT_MEMORY_RECONSOLIDATION_PROVIDER", "RECON_SCRIPTED_PROVIDER_ALLOWED")
-            previous = [getattr(settings, name, None) for name in names]
-            for name, value in zip(names, (True, "reviewed", "openai" if provider == "openai" else "rules",
-                                           provider == "scripted")):
-                setattr(settings, name, value)
-            watch = RequestWatch(case, provider)
-            try:
-                _dream(principal, kinds, case["protocol"], instant, provider=watch.provider)
-            except Exception:
-                if watch.leaks:  # the refused call may have failed the sweep first
+        with override_settings(AGENT_MEMORY_SEMANTIC_ENABLED=True):  # every arm: the production configuration
+            principal, inverse, questions = _seed(case, instant, namespace)
+            _embed(principal)
+            if kinds:
+                watch = None
+                try:
+                    with override_settings(AGENT_MEMORY_RECONSOLIDATION_ENABLED=True,
+                                           AGENT_MEMORY_RECONSOLIDATION_MODE="reviewed",
+                                           AGENT_MEMORY_RECONSOLIDATION_PROVIDER=("openai" if provider == "openai"
+                                                                                   else "rules"),
+                                           RECON_SCRIPTED_PROVIDER_ALLOWED=provider == "scripted"):
+                        watch = RequestWatch(case, provider)
+                        _dream(principal, kinds, case["protocol"], instant, provider=watch.provider)
+                except Exception:
+                    if watch is not None and watch.leaks:  # the refused call may have failed the sweep first
+                        raise LabelLeak(f"{watch.leaks} prepared request(s) of case {case['id']} carry label values")
+                    raise
+                if watch.leaks:
                     raise LabelLeak(f"{watch.leaks} prepared request(s) of case {case['id']} carry label values")
-                raise
-            finally:
-                for name, value in zip(names, previous):
-                    setattr(settings, name, value)
-            if watch.leaks:
-                raise LabelLeak(f"{watch.leaks} prepared request(s) of case {case['id']} carry label values")
-            if requests is not None:
-                requests.add(Decimal(0), watch.checked)
-            spend.add(*_spend_of(principal))
-        observation = _observe(case, principal, inverse, questions, instant, reconsolidating=bool(kinds))
+                if requests is not None:
+                    requests.add(Decimal(0), watch.checked)
+                usd, reservations = _spend_of(principal)
+                spend.add(usd, reservations)
+            observation = _observe(case, principal, inverse, questions, instant, reconsolidating=bool(kinds))
+            observation["spend_usd"] = str(usd) if kinds else "0"
         observation["seconds"] = round(time.monotonic() - started, 3)
         return observation
     except LabelLeak:
         raise
     except Exception as error:  # noqa: BLE001 - a failed case is data, not a crash
         return {"case_id": case["id"], "merges": [], "survivors": [], "hypotheses": [], "rendered_evidence": [],
-                "failed": True, "error": type(error).__name__, "seconds": round(time.monotonic() - started, 3)}
+                "failed": True, "error": type(error).__name__, "channels": {},
+                "seconds": round(time.monotonic() - started, 3)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -435,8 +465,54 @@ def _answer_stage(config: Configuration, spend: Spend):
 
 def _scored(corpus: dict, cases: list[dict], observations: list[dict]) -> dict:
     subset = {**corpus, "cases": cases}
-    clean = [{k: v for k, v in o.items() if k not in ("seconds", "error")} for o in observations]
+    from evals.reconsolidation.evidence import BOOKKEEPING_KEYS
+
+    clean = [{k: v for k, v in o.items() if k not in BOOKKEEPING_KEYS} for o in observations]
     return scorer.score(subset, clean)
+
+
+def downstream_value(cases: list[dict], kept: dict[str, list[list[dict]]], arms: dict[str, dict]) -> dict:
+    """Per arm and split, what dreaming bought and what it cost: cross-session coverage and
+    direct recall on rendered evidence (and the change against the ``original`` arm), groups
+    processed and abstained (no proposal), operations proposed and approved by kind, spend,
+    seconds and the channels probes ran on — summed over every repeat."""
+    split_of = {case["id"]: case["split"] for case in cases}
+    value: dict[str, dict] = {}
+    for arm, repeats in kept.items():
+        for split in sorted({split_of[o["case_id"]] for observations in repeats for o in observations}):
+            rows = [o for observations in repeats for o in observations if split_of[o["case_id"]] == split]
+            figures = arms[arm]["splits"].get(split, {})
+            control = arms.get("original", {}).get("splits", {}).get(split, {})
+            entry = {"repeats": len(repeats), "observations": len(rows),
+                     "failed": sum(int(o["failed"]) for o in rows),
+                     "cross_session_coverage": figures.get("cross_session_coverage"),
+                     "direct_recall": figures.get("direct_recall"),
+                     "direct_recall_change": (None if figures.get("direct_recall") is None
+                                              or control.get("direct_recall") is None
+                                              else figures["direct_recall"] - control["direct_recall"]),
+                     "groups_processed": 0, "abstained": 0, "proposed": {}, "approved": {},
+                     "spend_usd": str(sum((Decimal(o.get("spend_usd", "0")) for o in rows), Decimal(0))),
+                     "seconds": round(sum(o["seconds"] for o in rows), 1),
+                     "channels": _channel_census([rows])}
+            for o in rows:
+                dreaming = o.get("dreaming", {})
+                entry["groups_processed"] += dreaming.get("groups_processed", 0)
+                entry["abstained"] += dreaming.get("abstained", 0)
+                for side in ("proposed", "approved"):
+                    for kind, count in dreaming.get(side, {}).items():
+                        entry[side][kind] = entry[side].get(kind, 0) + count
+            value.setdefault(arm, {})[split] = entry
+    return value
+
+
+def _channel_census(repeats: list[list[dict]]) -> dict[str, int]:
+    """How many probes ran on each channel (``hybrid``, ``sparse/<fallback reason>``)."""
+    census: dict[str, int] = {}
+    for observations in repeats:
+        for observation in observations:
+            for channel, count in observation.get("channels", {}).items():
+                census[channel] = census.get(channel, 0) + count
+    return dict(sorted(census.items()))
 
 
 def _instant(corpus: dict) -> datetime:
@@ -516,14 +592,15 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
         "configuration": config.as_dict(),
         "provider": {"name": config.provider, **provider_identity(config.provider),
                      "requests_checked_for_labels": checked.reservations, "label_leaks": 0,
-                     "embedding": settings.RECALL_ENCODER if settings.AGENT_MEMORY_SEMANTIC_ENABLED else None,
-                     "recall_channel": "hybrid" if settings.AGENT_MEMORY_SEMANTIC_ENABLED else "sparse"},
+                     "embedding": settings.RECALL_ENCODER, "recall_channel": "hybrid",
+                     "channels_ran": {arm: _channel_census(observations) for arm, observations in kept.items()}},
         "usage": {"spend_usd": str(spend.usd), "reservations": spend.reservations,
                   "by_arm": {arm: {"spend_usd": str(s.usd), "reservations": s.reservations}
                              for arm, s in spend_by_arm.items()},
                   **({"answers": stage.usage()} if stage is not None else {})},
         "seconds": round(time.monotonic() - started, 1),
         "arms": arms,
+        "downstream_value": downstream_value(cases, kept, arms),
         "gates": {name: {"value": value["value"], "threshold": value["threshold"], "passed": value["passed"]}
                   for name, value in gate_results.items()},
         "passed": scorer.all_passed(gate_results),
@@ -568,13 +645,25 @@ def summary(report: dict) -> str:
                          _pct(f["direct_recall"]), _pct(f["cross_session_coverage"])])
     head = table(["split/arm", "cases", "failed", "false pairs", "lost", "classes", "coverage %",
                   "hyp m/out/exp", "direct %", "cross %"], rows)
+    kinds = (("merge_equivalent", "merges"), ("summarize_related", "summaries"), ("infer_connection", "hypotheses"),
+             ("flag_conflict", "conflicts"))
+    value = table(["split/arm", "cross %", "direct Δ pts", "groups", "abstained",
+                   *[f"{label} prop/appr" for _, label in kinds], "spend USD", "seconds", "channels"],
+                  [[f"{split}/{arm}", _pct(v["cross_session_coverage"]),
+                    "—" if v["direct_recall_change"] is None else f"{100 * v['direct_recall_change']:+.1f}",
+                    v["groups_processed"], v["abstained"],
+                    *[f"{v['proposed'].get(kind, 0)}/{v['approved'].get(kind, 0)}" for kind, _ in kinds],
+                    v["spend_usd"], v["seconds"], ", ".join(f"{c} {n}" for c, n in v["channels"].items())]
+                   for arm, by_split in report.get("downstream_value", {}).items()
+                   for split, v in by_split.items()])
     gates = table(["gate", "value", "threshold", "passed"],
                   [[name, "—" if g["value"] is None else g["value"], g["threshold"], "yes" if g["passed"] else "NO"]
                    for name, g in report["gates"].items()])
     return (f"{report['runner']} · corpus {report['corpus']['version']} · provider {report['provider']['name']}"
             f" · repeats {report['configuration']['repeats']} · probes scored on "
             f"{'model answers' if report['configuration']['probe_mode'] == 'answers' else 'rendered evidence (offline)'}"
-            f" · spend USD {report['usage']['spend_usd']}\n{head}\n\n{gates}\n"
+            f" · spend USD {report['usage']['spend_usd']}\n{head}\n\ndownstream value (summed over repeats)\n"
+            f"{value}\n\n{gates}\n"
             f"all gates passed: {'yes' if report['passed'] else 'NO'}\n")
 
 

@@ -174,3 +174,39 @@ def test_a_report_keeps_every_observation_and_its_input_manifest(db):
     assert [len(repeat) for repeat in report["observations"]["original"]] == [1]
     assert report["observations"]["original"][0][0]["case_id"] == DEV[0]
     assert "reconsolidation/read_paths.py" in report["code"]["files"]
+
+
+def test_every_arm_runs_in_the_production_configuration_so_probes_recall_hybrid_over_an_embedded_bank(db):
+    """runner@5: semantic recall on and the seeded bank embedded (runner@1-@4 created no
+    vectors, so every probe was keyword-only and grouping's semantic arm never ran)."""
+    from memory.models import Memory
+    from recall.models import MemoryVector
+    from veetbot.rls import owner_context
+
+    case = next(c for c in CORPUS["cases"] if c["id"] == DEV[0])
+    instant = runner._instant(CORPUS)
+    observation = runner.run_case(case, "merge", instant=instant, namespace=runner.uuid.uuid4(), spend=runner.Spend())
+    assert not observation["failed"], observation.get("error")
+    assert observation["channels"] == {"hybrid": len(case["probes"])}
+
+    principal, _, _ = runner._seed(case, instant, runner.uuid.uuid4())
+    runner._embed(principal)
+    with owner_context(principal):
+        live = Memory.objects.filter(status="active", erased_at__isnull=True).count()
+        assert live and MemoryVector.objects.count() == live
+
+
+def test_downstream_value_reports_each_arm_and_split_against_the_original_arm(db):
+    case_id = "dev-identical_source_copies-1"
+    report = runner.run(config(arms=("original", "merge"), case_ids=(case_id,)))
+    value = report["downstream_value"]
+    original, merge = value["original"]["development"], value["merge"]["development"]
+    assert original["direct_recall_change"] == 0
+    assert merge["direct_recall_change"] == (report["arms"]["merge"]["splits"]["development"]["direct_recall"]
+                                             - report["arms"]["original"]["splits"]["development"]["direct_recall"])
+    assert original["proposed"] == {} and original["groups_processed"] == 0
+    assert merge["proposed"]["merge_equivalent"] >= merge["approved"]["merge_equivalent"] >= 1
+    assert merge["cross_session_coverage"] == report["arms"]["merge"]["splits"]["development"]["cross_session_coverage"]
+    assert set(merge["channels"]) == {"hybrid"} and merge["observations"] == 1 and merge["seconds"] > 0
+    assert report["provider"]["recall_channel"] == "hybrid"
+    assert "downstream value" in runner.summary(report)
