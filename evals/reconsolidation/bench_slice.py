@@ -10,7 +10,11 @@ owner. Two processors:
 * ``--processor rules``: the product's default provider on its real batch path (one
   reservation per slice, proposals committed in reviewed mode), run until the day's job is
   idle (``driver.is_idle``: scan, model lane and equivalence backlog done): what it costs
-  for the model lane to reach every groupable anchor.
+  for the model lane to reach every groupable anchor;
+* ``--processor scripted``: the same batch path with the offline scripted model
+  (``evals.reconsolidation.responder.HeuristicResponder``: a proposal and a verification
+  request per batch, answered from the request's own bytes) — the model lane's coverage and
+  its chat requests per slice (the spec allows 2).
 
 Reported:
 
@@ -18,7 +22,8 @@ Reported:
 * SQL statements per slice, at N and at a small reference bank (bounded, independent of N);
 * slices to a complete scan generation, against the bound ceil(N/64);
 * model coverage at the end (groupable anchors whose group the model processed ÷
-  groupable anchors found), reservations (provider calls) per slice, operations recorded.
+  groupable anchors found), reservations per slice, chat requests per slice (scripted),
+  operations recorded.
 
 The bank is ``evals/generate_bank.py``'s synthetic memory-bank@1 document (seeded),
 imported through ``memory.bank.memory_bank_import`` into a throw-away database created and
@@ -57,6 +62,9 @@ PER_SESSION = 50
 NOW = datetime(2026, 3, 2, 12, 0, tzinfo=timezone.utc)  # after every generated session
 TOUCH_EVERY_SLICES = 4
 TOUCH_NEWEST = 400
+PROCESSORS = {"none": "no_provider (every group no_change)",
+              "rules": "rules (the default provider's batch path, reviewed mode)",
+              "scripted": "scripted (the offline HeuristicResponder on the batch path, reviewed mode)"}
 
 
 def bank_document(memories: int, seed: int) -> str:
@@ -174,10 +182,11 @@ def build_owner(memories: int, seed: int, progress) -> tuple[object, dict, list]
     return principal, corpus, ids
 
 
-def timed_slice(principal, store, now, durations: list, statements: list, processor: str = "none"):
+def timed_slice(principal, store, now, durations: list, statements: list, processor: str = "none",
+                provider=None):
     """One whole slice (``driver.run_slice``; ``processor`` none: model work without a model,
-    rules: the configured rules batch); its wall time and SQL statement count are appended
-    to ``durations`` and ``statements``."""
+    rules: the configured rules batch, scripted: ``provider``'s batch); its wall time and SQL
+    statement count are appended to ``durations`` and ``statements``."""
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
@@ -187,7 +196,7 @@ def timed_slice(principal, store, now, durations: list, statements: list, proces
     with CaptureQueriesContext(connection) as captured:
         began = time.perf_counter()
         run = driver.run_slice(principal, lease_owner="bench", store=store, now=now,
-                               process=no_provider if processor == "none" else None)
+                               process=no_provider if processor == "none" else None, provider=provider)
         durations.append((time.perf_counter() - began) * 1000)
     statements.append(len(captured.captured_queries))
     return run
@@ -205,14 +214,18 @@ def reservations_of(principal, lease_token) -> int:
 def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slices: Optional[int] = None,
             processor: str = "none") -> dict:
     """Slices until the generation's scan is complete (``processor`` none) or the job is
-    idle (rules), or ``max_slices``; every sample kept."""
+    idle (rules, scripted), or ``max_slices``; every sample kept."""
     from reconsolidation.pipeline import driver
     from reconsolidation.pipeline.store import ReconsolidationStore
     from tests.reconsolidation.bulk import bulk_touch
 
     store, now = ReconsolidationStore(), NOW
     timer = TimedStore(store)
-    durations, statements, full, changed, groups, calls, operations = [], [], [], [], [], [], []
+    durations, statements, full, changed, groups, calls, operations, requests = [], [], [], [], [], [], [], []
+    provider = None
+    if processor == "scripted":
+        from evals.reconsolidation.responder import HeuristicResponder
+        provider = HeuristicResponder()
     scan_slices, run, last = None, None, None
     phases: dict[str, list[float]] = {name: [] for name in TimedStore.PHASES}
     complete, bound = False, math.ceil(len(ids) / 64)
@@ -220,7 +233,8 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         if busy and len(durations) % TOUCH_EVERY_SLICES == 0:
             bulk_touch(principal, ids[-TOUCH_NEWEST:], at=now)  # recent memories keep changing
         timer.take()  # the touch is not the slice's
-        run = timed_slice(principal, store, now, durations, statements, processor)
+        sent = provider.requests if provider is not None else 0
+        run = timed_slice(principal, store, now, durations, statements, processor, provider)
         if run is None:
             if last is not None and last.report.job_completed:
                 # The day's job completed; the pending groups a busy touch just made stale
@@ -238,6 +252,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         groups.append(run.groups_processed)
         calls.append(reservations_of(principal, run.report.lease_token))
         operations.append(len(run.operations))
+        requests.append((provider.requests if provider is not None else 0) - sent)
         if scan_slices is None and run.generation_complete:
             scan_slices = len(durations)
         complete = run.generation_complete if processor == "none" else driver.is_idle(run)
@@ -253,6 +268,8 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
                   "groupable_anchors": coverage.groupable_anchors, "groupable_processed": coverage.groupable_processed,
                   "model_coverage": coverage.model_coverage, "groups_failed": coverage.groups_failed,
                   "reservations_per_slice_max": max(calls), "reservations_total": sum(calls),
+                  "chat_requests_per_slice_max": max(requests) if provider is not None else None,
+                  "chat_requests_total": sum(requests) if provider is not None else None,
                   "operations_recorded": sum(operations)},
         "slice_ms": {"median": round(statistics.median(durations), 2), "p95": round(p95(durations), 2),
                      "max": round(max(durations), 2), "mean": round(statistics.fmean(durations), 2)},
@@ -265,7 +282,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
                      for name, v in phases.items()},
         "samples": {"phase_ms": phases, "slice_ms": [round(d, 3) for d in durations], "statements": statements,
                     "full_anchors": full, "changed_anchors": changed, "groups": groups,
-                    "reservations": calls, "operations": operations},
+                    "reservations": calls, "requests": requests, "operations": operations},
     }
 
 
@@ -278,9 +295,10 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="a small bank measured the same way, to show statements do not grow with N (0: skip)")
     parser.add_argument("--quiet-changes", dest="busy", action="store_false",
                         help="leave the changed lane empty (the full lane then borrows all 128 anchors)")
-    parser.add_argument("--processor", choices=("none", "rules"), default="none",
+    parser.add_argument("--processor", choices=PROCESSORS, default="none",
                         help="none: every group no_change (pipeline only); rules: the default provider's real "
-                             "batch path, until the job is idle")
+                             "batch path, until the job is idle; scripted: that path with the offline scripted "
+                             "model (two chat requests a batch)")
     parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
     args = parser.parse_args(argv)
     if args.memories < 2 or args.reference < 0:
@@ -320,6 +338,10 @@ def bounds_configuration() -> dict:
 
 def run(args: argparse.Namespace) -> dict:
     code, started, load_at_start, progress = start_bench()
+    if args.processor == "scripted":
+        from django.conf import settings
+
+        settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True  # this process only: the offline model
     with Database():
         server = server_version()
         reference = None
@@ -339,8 +361,7 @@ def run(args: argparse.Namespace) -> dict:
             "memories": args.memories, "seed": args.seed, "reference_memories": args.reference,
             "busy_changes": args.busy, "touch_every_slices": TOUCH_EVERY_SLICES, "touch_newest": TOUCH_NEWEST,
             "slice_clock_start": NOW.isoformat(),
-            "processor": "no_provider (every group no_change)" if args.processor == "none" else
-            "rules (the default provider's batch path, reviewed mode)",
+            "processor": PROCESSORS[args.processor],
             "bounds": bounds_configuration(), "machine": machine(load_at_start, server),
         },
         "corpus": corpus,
@@ -370,6 +391,9 @@ def summary(report: dict) -> str:
         lines.append(f"  {model['processor']}: {result['slices']} slices to idle ({'reached' if model['idle'] else 'NOT reached'}); "
                      f"model coverage {model['groupable_processed']}/{model['groupable_anchors']} groupable anchors; "
                      f"at most {model['reservations_per_slice_max']} reservation(s) a slice; "
+                     + ("" if model.get("chat_requests_per_slice_max") is None else
+                        f"at most {model['chat_requests_per_slice_max']} chat request(s) a slice "
+                        f"({model['chat_requests_total']} in all); ") +
                      f"{model['operations_recorded']} operations recorded")
     if ref:
         lines.append(f"  reference N={report['configuration']['reference_memories']}: statements per slice median "
