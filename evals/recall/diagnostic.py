@@ -1,7 +1,7 @@
 """Run the recall diagnostic corpus through the real import, backfill and retriever; score stages.
 
 ``python -m evals.recall.diagnostic --noise 1000 --split development|holdout|all
---channels sparse,dense,hybrid --report-dir evals/reports``
+--channels sparse,dense,hybrid,context --report-dir evals/reports``
 
 1. A fresh scratch owner in the configured database (its ID is printed; it is left in place
    unless ``--erase-after``).
@@ -16,6 +16,10 @@
    more per ``--floor-sweep`` value of RECALL_RELEVANCE_SIMILARITY_MARGIN), forcing the
    channel with ``RecallRequest.channel``, at the same budget (default 20 items / 2,000
    tokens). The retriever gets the query text, the ceiling and ``as_of`` — nothing else.
+   ``context`` answers the need the other way: its task-context form (current message, task,
+   active entities) through ``recall.context.planner.assemble`` — at most 4 searches in 2
+   rounds under the deadline and the same shared allowance — scored on the union of its
+   searches' candidates and ranked originals and on what it rendered.
 5. ``evals.recall.scoring`` over the observed ``RecallResult.stages`` — recall per stage,
    and rendered precision with unrelated rendered items beside it; a JSON report (never
    overwriting) and a summary table on stdout.
@@ -37,7 +41,9 @@ from evals.recall import make_diagnostic as corpus
 from evals.recall import report as rpt
 from evals.recall.scoring import TOP_K, NeedLabel, Observation, need_outcome, score
 
-CHANNELS = ("sparse", "dense", "hybrid")
+# "context": automatic context assembly (recall.context.planner) from the need's task-context
+# form, on the configured channel (hybrid with semantic recall on), scored like a channel.
+CHANNELS = ("sparse", "dense", "hybrid", "context")
 SPLITS = ("development", "holdout", "all")
 CEILING = "restricted"
 KIND = "recall-diagnostic"
@@ -47,8 +53,9 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m evals.recall.diagnostic", description=__doc__.split("\n", 1)[0])
     parser.add_argument("--noise", type=int, default=1000, help="generated distractor memories to add (default 1000)")
     parser.add_argument("--split", choices=SPLITS, default="all")
-    parser.add_argument("--channels", default="sparse,dense,hybrid",
-                        help="comma-separated subset of sparse,dense,hybrid")
+    parser.add_argument("--channels", default="sparse,dense,hybrid,context",
+                        help="comma-separated subset of sparse,dense,hybrid,context (context: automatic "
+                             "context assembly from each need's task-context form)")
     parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
     parser.add_argument("--max-items", type=int, default=20)
     parser.add_argument("--max-tokens", type=int, default=2000)
@@ -69,7 +76,7 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
         parser.error("--floor-sweep must be comma-separated numbers")
     channels = [c.strip() for c in args.channels.split(",") if c.strip()]
     if not channels or any(c not in CHANNELS for c in channels) or len(set(channels)) != len(channels):
-        parser.error("--channels must be a comma-separated subset of sparse,dense,hybrid")
+        parser.error("--channels must be a comma-separated subset of sparse,dense,hybrid,context")
     if args.noise < 0:
         parser.error("--noise must not be negative")
     args.channels = channels
@@ -132,6 +139,8 @@ def run(args: argparse.Namespace) -> dict:
     from memory.services import owner_create, principal_erase
     from recall import arms, encoders, expansion, retriever
     from recall.backfill import backfill_vectors
+    from recall.context import planner
+    from recall.context.former import ContextNeed
     from recall.domain import RecallRequest
 
     semantic = any(c != "sparse" for c in args.channels)
@@ -188,14 +197,44 @@ def run(args: argparse.Namespace) -> dict:
     def back(ids) -> tuple[str, ...]:
         return tuple(inverse.get(str(i), str(i)) for i in ids)
 
+    rounds: dict[str, int] = {}  # context assemblies by rounds run and what stopped them
+
+    def assemble(need: dict) -> tuple[Observation, float]:
+        form = need["context"]
+        context_need = ContextNeed(current_message=form["current_message"], task=form.get("task"),
+                                   active_entities=tuple(remap_text(e) for e in form.get("active_entities", ())))
+        as_of = datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None
+        began = time.perf_counter()
+        result = planner.assemble(principal, context_need, filters={"ceiling": CEILING, "as_of": as_of},
+                                  max_items=args.max_items, max_tokens=args.max_tokens, now=corpus.RECALL_NOW,
+                                  encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER)
+        elapsed = (time.perf_counter() - began) * 1000
+        key = f"{result.rounds} round(s)" + (f", stopped by {result.stopped}" if result.stopped else "")
+        rounds[key] = rounds.get(key, 0) + 1
+        fell_back = next((s for s in result.searches if s.fallback_reason), None)
+        return Observation(
+            need_id=need["id"], channel="context", effective_channel=fell_back.channel if fell_back else "context",
+            fallback_reason=fell_back.fallback_reason if fell_back else "", candidate_ids=back(result.candidate_ids),
+            ranked_ids=back(result.ranked_ids), rendered_ids=back(item.id for item in result.items),
+        ), elapsed
+
     def recall_all(label: str) -> tuple[list[Observation], list[dict], dict[str, list[float]]]:
         observations: list[Observation] = []
         outcomes: list[dict] = []
         latency: dict[str, list[float]] = {c: [] for c in args.channels}
         total = len(needs) * len(args.channels)
         done = 0
+        rounds.clear()  # the last pass's assemblies are the ones reported
         for channel in args.channels:
             for need in needs:
+                if channel == "context":
+                    observation, elapsed = assemble(need)
+                    latency[channel].append(elapsed)
+                    observations.append(observation)
+                    outcomes.append(need_outcome(label_by_id[need["id"]], observation))
+                    done += 1
+                    progress(f"recall {channel}{label}", done, total)
+                    continue
                 request = RecallRequest(
                     query=need["query"], ceiling=CEILING, max_items=args.max_items, max_tokens=args.max_tokens,
                     as_of=datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None, channel=channel,
@@ -283,6 +322,7 @@ def run(args: argparse.Namespace) -> dict:
         "import": counts.model_dump(),
         "backfill": backfill,
         "latency_ms": {c: rpt.latency_stats(v) for c, v in latency.items()},
+        "context_assemblies": dict(sorted(rounds.items())) if "context" in args.channels else None,
         "scores": scores,
         "floor_sweep": sweep,
         "outcomes": outcomes,
@@ -383,6 +423,8 @@ def summary(report: dict) -> str:
                      lat["p50"], lat["p95"]])
     out.append(rpt.table(["channel", "fallbacks", "unknown: trap rendered", "invalid rendered",
                           "distractor above evidence", "p50 ms", "p95 ms"], rows))
+    if report.get("context_assemblies"):
+        out.append("context assemblies: " + ", ".join(f"{n} with {k}" for k, n in report["context_assemblies"].items()))
     return "\n".join(out)
 
 

@@ -14,7 +14,10 @@ facts fall in 2023, a need's second version 60 days after its first, newer facts
 the runner recalls at; historical needs carry an ``as_of`` between their versions.
 
 needs.jsonl holds one object per line: ``id, family, split, lineage, kind, query, [as_of],
-required_evidence, distractors, invalid`` (memory IDs of the bank). The split follows the
+context, required_evidence, distractors, invalid`` (memory IDs of the bank). ``context`` is
+the need as automatic context assembly receives it: the query as the owner's current message,
+the lineage's task (``diagnostic_lineages.TASKS``) and, as active entities, the people the
+query names (never one it only describes). The split follows the
 lineage (``diagnostic_lineages.HOLDOUT``), so a query template never crosses splits.
 
 Everything is fabricated. The output is a pure function of this code: uuid5 IDs under a fixed
@@ -40,10 +43,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterable, Optional
 
-from evals.recall.diagnostic_lineages import EXTRA_DISTRACTORS, FAMILIES, HOLDOUT, LINEAGES, Fact, Lineage
+from evals.recall.diagnostic_lineages import EXTRA_DISTRACTORS, FAMILIES, HOLDOUT, LINEAGES, TASKS, Fact, Lineage
 
 FORMAT = "memory-bank@1"
-CORPUS_VERSION = "recall-diagnostic@1"
+# @2: each need also carries its task-context form (``context``); the bank and every @1 field
+# are unchanged, so deliberate-search figures compare across the two.
+CORPUS_VERSION = "recall-diagnostic@2"
 OUTPUT_DIR = Path(__file__).with_name("diagnostic")
 BANK_PATH = OUTPUT_DIR / "bank.json"
 NEEDS_PATH = OUTPUT_DIR / "needs.jsonl"
@@ -173,6 +178,7 @@ class Need:
     kind: str
     query: str
     as_of: Optional[datetime]
+    context: dict
     required: list[str]
     distractors: list[str]
     invalid: list[str]
@@ -210,6 +216,14 @@ def _row_people(lineage: Lineage, row: dict) -> list[str]:
     """People a need's facts are about (recorded as entity IDs), by the row's name slots."""
     names = [row[key] for key in ("name", "n1", "n2") if isinstance(row.get(key), str)]
     return names
+
+
+def _context(lineage: Lineage, row: dict) -> dict:
+    """The need's task-context form: what an assistant knows about the turn, no answer."""
+    query = fill(lineage.query, row)
+    named = [name for name in _row_people(lineage, row) if name in query]
+    return {"current_message": query, "task": fill(TASKS[lineage.name], row),
+            "active_entities": [f"person:{uid('person', name)}" for name in named]}
 
 
 def build() -> tuple[dict, list[Need]]:
@@ -250,7 +264,7 @@ def build() -> tuple[dict, list[Need]]:
         needs.append(Need(
             id=need_id, family=lineage.family, split="holdout" if lineage.name in HOLDOUT else "development",
             lineage=lineage.name, kind=lineage.kind, query=fill(lineage.query, row), as_of=as_of,
-            required=required, distractors=distractors, invalid=invalid,
+            context=_context(lineage, row), required=required, distractors=distractors, invalid=invalid,
         ))
     return _document(memories), needs
 
@@ -329,6 +343,7 @@ def need_record(need: Need) -> dict:
               "kind": need.kind, "query": need.query}
     if need.as_of is not None:
         record["as_of"] = iso(need.as_of)
+    record["context"] = need.context
     record.update(required_evidence=need.required, distractors=need.distractors, invalid=need.invalid)
     return record
 

@@ -3,8 +3,12 @@
 under one deadline (``RECALL_CONTEXT_DEADLINE_SECONDS``) and one shared allowance of items
 and tokens (the request's, at most the search defaults), rendered once.
 
-Round one is the task-context query. Round two runs only while the deadline and the
-allowance leave room: the former's missing-evidence queries, one search each. Every search
+Round one is the task-context query. Its block keeps a delta of the allowance
+(``RECALL_CONTEXT_DELTA_ITEMS``, at most a quarter) free for round two, which runs only while
+the deadline and the allowance leave room: the former's missing-evidence queries, one search
+each. Round one's items past its share are held back and follow round two's, so a second
+round that finds nothing new costs nothing, and one that finds the missing evidence is not
+crowded out by round one's weakest items. Every search
 is an ordinary recall (surface ``context``, its own content-free trace) with the turn's
 ceiling, instant and hard filters; their items are merged first-found first, duplicates
 dropped, and rendered together within the allowance. A search is never cut short, so the
@@ -64,6 +68,10 @@ class ContextResult:
     deadline_ms: float
     elapsed_ms: float
     rounds: int
+    # Every search's candidate and ranked originals, first-found first, each once: what the
+    # diagnostic scores per stage (never rendered or returned by a surface).
+    candidate_ids: tuple[UUID, ...] = ()
+    ranked_ids: tuple[UUID, ...] = ()
 
 
 def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_items: int, max_tokens: int,
@@ -76,6 +84,7 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     ceiling = int(settings.RECALL_CONTEXT_MAX_SEARCHES)
     found: dict[UUID, RecallItem] = {}
     ranked: list[UUID] = []  # every search's permitted ranked originals, for correction notices
+    candidates: list[UUID] = []
     traces: list[SearchTrace] = []
     stopped: Stop = ""
     planned = 1
@@ -86,6 +95,7 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
                                   request=RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens,
                                                         **filters, **extra))
         ranked.extend(result.stages.ranked_ids)
+        candidates.extend(result.stages.candidate_ids)
         new = [item for item in result.items if item.id not in found]
         for item in new:
             found[item.id] = item
@@ -95,6 +105,8 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         return result
 
     first = search(first_query(need), 1, entity_ids=tuple(need.active_entities))
+    reserve = min(int(settings.RECALL_CONTEXT_DELTA_ITEMS), max_items // 4)
+    held = [found.pop(item_id) for item_id in list(found)[max_items - reserve:]] if reserve else []
     rounds = 1
     if int(settings.RECALL_CONTEXT_MAX_ROUNDS) >= 2 and ceiling > 1:
         queries = second_round(need, first.items, asked=[first.query], room=ceiling - 1)
@@ -108,6 +120,8 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
                 break
             search(query, 2)
             rounds = 2
+    for item in held:  # round one's overflow, after whatever round two found
+        found.setdefault(item.id, item)
     rendered = _render(found, max_items=max_items, max_tokens=max_tokens)
     if not stopped and _left_out(found, rendered.items):
         stopped = "allowance"  # found more than the allowance could render
@@ -118,7 +132,8 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     return ContextResult(
         context=context, items=rendered.items, tokens=rendered.tokens, notices=notices, searches=tuple(traces),
         planned=planned, stopped=stopped, deadline_ms=deadline_s * 1000.0,
-        elapsed_ms=(monotonic() - started) * 1000.0, rounds=rounds)
+        elapsed_ms=(monotonic() - started) * 1000.0, rounds=rounds,
+        candidate_ids=tuple(dict.fromkeys(candidates)), ranked_ids=tuple(dict.fromkeys(ranked)))
 
 
 def _admit(item: RecallItem, kept) -> bool:

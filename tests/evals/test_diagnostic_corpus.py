@@ -1,6 +1,7 @@
 """The frozen recall diagnostic corpus (evals/recall/diagnostic/): shape, labels, splits,
 semantic difficulty, importability, and byte-identity with its generator."""
 import json
+import re
 from collections import Counter
 from datetime import datetime
 
@@ -145,3 +146,24 @@ def test_at_least_35_percent_share_no_lexeme_as_postgresql_sees_it(db):
                            " && tsvector_to_array(to_tsvector('english', %s))", [n["query"], evidence_text(n)])
             none_shared += not cursor.fetchone()[0]
     assert none_shared / len(NEEDS) >= 0.35, none_shared
+
+
+def test_every_need_has_a_task_context_form_that_names_no_answer():
+    """recall-diagnostic@2: the query as the current message, the lineage's task, and as
+    active entities only people the query itself names. A task may name the topic (an
+    address form, a work history) but no value of an answer: no name, number or date of the
+    evidence that the query does not already hold."""
+    people = {p["id"]: p["name"] for p in DOCUMENT["people"]}
+
+    def values(text: str) -> set[str]:
+        words = re.findall(r"[\w'’-]+", text)
+        return {w for i, w in enumerate(words) if any(ch.isdigit() for ch in w) or (i and w[0].isupper())}
+
+    for need in NEEDS:
+        context = need["context"]
+        assert set(context) == {"current_message", "task", "active_entities"}
+        assert context["current_message"] == need["query"] and context["task"]
+        for entity in context["active_entities"]:
+            assert people[entity.removeprefix("person:")] in need["query"]
+        answer = values(evidence_text(need)) - set(re.findall(r"[\w'’-]+", need["query"]))
+        assert not answer & set(re.findall(r"[\w'’-]+", context["task"])), need["id"]
