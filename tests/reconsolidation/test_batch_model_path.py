@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from decimal import Decimal
-from uuid import UUID, uuid4
+from uuid import UUID, uuid4, uuid5
 
 import pytest
 
@@ -344,3 +344,59 @@ def test_the_kill_switch_before_a_group_commits_rolls_back_its_earlier_writes(ow
         assert not ReconsolidationAudit.objects.filter(event="group_completed").exists()
     assert outcome(owner, claimed[0]) == ("pending", "disabled")
     assert {s.state for s in spends(owner)} == {"settled"}  # settlement is not withdrawn by the switch
+
+
+class ParaphraseModel(HeuristicResponder):
+    """A model that proposes merging each group's originals as one statement (the first's
+    words), and a verifier that says ``entailed`` or not."""
+
+    def __init__(self, entailed: bool) -> None:
+        super().__init__()
+        self.entailed = entailed
+
+    def answer(self, prepared) -> bytes:
+        from evals.reconsolidation.responder import _inputs, _support
+        from reconsolidation.providers.envelopes import PROPOSAL_SCHEMA
+
+        document = json.loads(prepared.body.decode("utf-8"))
+        if prepared.stage == "proposal":
+            batch, groups = document["batch_id"], document["untrusted_data"]["groups"]
+            operations = [{"id": str(uuid5(UUID(batch), g["group_id"])), "group_id": g["group_id"],
+                           "kind": "merge_equivalent", "inputs": _inputs(g["sources"]),
+                           "clauses": [{"text": g["sources"][0]["statement"],
+                                        "support": [_support(s) for s in g["sources"]]}]} for g in groups]
+            return json.dumps({"schema_version": PROPOSAL_SCHEMA, "batch_id": batch,
+                               "group_ids": [g["group_id"] for g in groups], "operations": operations}).encode()
+        reply = json.loads(super().answer(prepared))
+        for verdict in reply["verdicts"]:
+            verdict.update(status="supported", reason="entailed") if self.entailed else verdict.update(
+                status="uncertain", reason="insufficient_evidence")
+        return json.dumps(reply).encode()
+
+
+@pytest.mark.parametrize("entailed", [True, False])
+def test_unattended_commits_a_paraphrase_merge_only_when_the_model_verifier_says_entailed(
+        owner, enabled, store, day_one, settings, tmp_path, entailed):
+    """The positive twin of the rules path's similarity-only merge (which never commits
+    unattended): the same paraphrase pair, passing the local guards, commits unattended only
+    with a model verifier's ``entailed``; a look-alike pair never does, whatever it says."""
+    from tests.reconsolidation.test_unattended_mode import report
+
+    settings.AGENT_MEMORY_RECONSOLIDATION_MODE = "unattended"
+    settings.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = report(tmp_path / "r.json")
+    a = original(owner, "The owner is allergic to cats.", subject="allergies")
+    b = original(owner, "The owner has a cat allergy.", subject="allergies")
+    lease, claimed = claimed_batch(store, owner, [[a, b]], day_one)
+    ops = process_batch(store, owner, claimed, ParaphraseModel(entailed), now=day_one)
+    committed = [op for op in ops if op.kind == "merge_equivalent" and op.state == "committed"]
+    if entailed:
+        (op,) = committed
+        assert {r.memory_id for r in op.inputs} == {a.id, b.id}
+    else:
+        assert committed == []
+    dog = original(owner, "The owner has a dog allergy.", subject="allergies")
+    later = day_one + timedelta(minutes=1)
+    store.release(owner, lease.lease_token, now=day_one)
+    _, look_alike = claimed_batch(store, owner, [[a, dog]], later)
+    assert [op for op in process_batch(store, owner, look_alike, ParaphraseModel(True), now=later)
+            if op.kind == "merge_equivalent"] == []
