@@ -202,6 +202,18 @@ def timed_slice(principal, store, now, durations: list, statements: list, proces
     return run
 
 
+def group_outcomes(principal) -> dict[str, int]:
+    """Groups by final state and reason (``"no_change request_too_large": 133``)."""
+    from django.db.models import Count
+
+    from reconsolidation.models import ReconsolidationGroup
+    from veetbot.rls import owner_context
+
+    with owner_context(principal):
+        rows = ReconsolidationGroup.objects.values("state", "reason").annotate(n=Count("id")).order_by("-n")
+        return {" ".join(filter(None, (row["state"], row["reason"]))): row["n"] for row in rows}
+
+
 def reservations_of(principal, lease_token) -> int:
     """Provider calls reserved under one slice's lease (the rules batch reserves once)."""
     from reconsolidation.models import ReconsolidationSpend
@@ -261,6 +273,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
     progress.close()
     timer.close()
     coverage = last.coverage
+    outcomes = group_outcomes(principal)
     return {
         "slices": len(durations), "generation_complete": complete, "slices_bound_ceil_n_over_64": bound,
         "scan_slices": scan_slices, "within_bound": scan_slices is not None and scan_slices <= bound,
@@ -270,7 +283,10 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
                   "reservations_per_slice_max": max(calls), "reservations_total": sum(calls),
                   "chat_requests_per_slice_max": max(requests) if provider is not None else None,
                   "chat_requests_total": sum(requests) if provider is not None else None,
-                  "operations_recorded": sum(operations)},
+                  "operations_recorded": sum(operations),
+                  # how each group ended: "completed"/"no_change provider_no_change" reached the
+                  # provider; the other reasons were refused before any call
+                  "group_outcomes": outcomes},
         "slice_ms": {"median": round(statistics.median(durations), 2), "p95": round(p95(durations), 2),
                      "max": round(max(durations), 2), "mean": round(statistics.fmean(durations), 2)},
         "statements_per_slice": {"median": statistics.median(statements), "max": max(statements),
@@ -395,6 +411,7 @@ def summary(report: dict) -> str:
                         f"at most {model['chat_requests_per_slice_max']} chat request(s) a slice "
                         f"({model['chat_requests_total']} in all); ") +
                      f"{model['operations_recorded']} operations recorded")
+        lines.append("  groups by outcome: " + ", ".join(f"{k} {v}" for k, v in model["group_outcomes"].items()))
     if ref:
         lines.append(f"  reference N={report['configuration']['reference_memories']}: statements per slice median "
                      f"{ref['statements_per_slice']['median']}, max {ref['statements_per_slice']['max']}; "
