@@ -188,9 +188,6 @@ RECALL_CONTEXT_MAX_SEARCHES = 4
 RECALL_CONTEXT_MAX_ROUNDS = 2
 RECALL_CONTEXT_DEADLINE_SECONDS = float(os.environ.get("RECALL_CONTEXT_DEADLINE_SECONDS", 1.0))
 RECALL_CONTEXT_QUERY_MAX_BYTES = 512
-# Items of the shared allowance round one's block leaves to round two (at most a quarter of
-# it); round one's own overflow fills whatever round two does not use.
-RECALL_CONTEXT_DELTA_ITEMS = 5
 # Correction notices a context carries beyond the shared allowance (recall/context/corrections.py).
 RECALL_CONTEXT_MAX_CORRECTION_NOTICES = 4
 

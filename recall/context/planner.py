@@ -3,12 +3,10 @@
 under one deadline (``RECALL_CONTEXT_DEADLINE_SECONDS``) and one shared allowance of items
 and tokens (the request's, at most the search defaults), rendered once.
 
-Round one is the task-context query. Its block keeps a delta of the allowance
-(``RECALL_CONTEXT_DELTA_ITEMS``, at most a quarter) free for round two, which runs only while
-the deadline and the allowance leave room: the former's missing-evidence queries, one search
-each. Round one's items past its share are held back and follow round two's, so a second
-round that finds nothing new costs nothing, and one that finds the missing evidence is not
-crowded out by round one's weakest items. Every search
+Round one is the task-context query. Round two runs only while the deadline and the
+allowance leave room: the former's missing-evidence queries, one search each. (Holding part
+of the allowance back for round two was measured on the diagnostic's development split and
+removed: round one's ranks 16-20 held more required evidence than round two's finds.) Every search
 is an ordinary recall (surface ``context``, its own content-free trace) with the turn's
 ceiling, instant and hard filters; their items are merged first-found first, duplicates
 dropped, and rendered together within the allowance. A search is never cut short, so the
@@ -105,8 +103,6 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         return result
 
     first = search(first_query(need), 1, entity_ids=tuple(need.active_entities))
-    reserve = min(int(settings.RECALL_CONTEXT_DELTA_ITEMS), max_items // 4)
-    held = [found.pop(item_id) for item_id in list(found)[max_items - reserve:]] if reserve else []
     rounds = 1
     if int(settings.RECALL_CONTEXT_MAX_ROUNDS) >= 2 and ceiling > 1:
         queries = second_round(need, first.items, asked=[first.query], room=ceiling - 1)
@@ -120,8 +116,6 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
                 break
             search(query, 2)
             rounds = 2
-    for item in held:  # round one's overflow, after whatever round two found
-        found.setdefault(item.id, item)
     rendered = _render(found, max_items=max_items, max_tokens=max_tokens)
     if not stopped and _left_out(found, rendered.items):
         stopped = "allowance"  # found more than the allowance could render

@@ -124,25 +124,6 @@ def test_a_full_allowance_stops_the_second_round_with_a_notice(bank, sister):
     assert result.stopped == "allowance" and result.context.endswith(planner.LIMITATION["allowance"])
 
 
-def test_round_one_leaves_room_for_what_round_two_finds(bank, sister, settings):
-    """Round one alone would fill the allowance with weaker matches of its words; its block
-    keeps a delta free, so the door (found only by its subject in round two) still renders,
-    and round one's overflow is what the allowance leaves out."""
-    settings.RECALL_CONTEXT_DELTA_ITEMS = 1
-    for topic in ("jazz", "cycling", "pottery", "chess"):
-        bank.add(f"The owner's sister collects {topic} gear.", subject=f"sister's {topic}")
-    need = ContextNeed(current_message="Where does my sister live?")
-    settings.RECALL_CONTEXT_MAX_ROUNDS = 1
-    one_round = assemble(bank, need, max_items=4)
-    assert len(one_round.items) == 4 and sister["door"] not in [i.id for i in one_round.items]
-    settings.RECALL_CONTEXT_MAX_ROUNDS = 2
-    result = assemble(bank, need, max_items=4)
-    ids = [i.id for i in result.items]
-    assert len(ids) == 4 and sister["door"] in ids and sister["lives"] in ids
-    assert ids[:3] == [i.id for i in one_round.items][:3]  # round one's share keeps its order
-    assert result.stopped == "allowance" and result.context.endswith(planner.LIMITATION["allowance"])
-
-
 def test_the_deadline_stops_planned_searches_with_a_notice(bank, sister):
     clock = iter([0.0, 0.0, 0.5, 5.0, 5.0, 5.0, 5.0])
     result = assemble(bank, ContextNeed(current_message="Where does my sister live?",
