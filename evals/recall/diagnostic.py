@@ -199,15 +199,19 @@ def run(args: argparse.Namespace) -> dict:
 
     rounds: dict[str, int] = {}  # context assemblies by rounds run and what stopped them
 
+    search_encoder = encoder if encoder is not None else retriever.DEFAULT_ENCODER
+
+    def as_of_of(need: dict) -> Optional[datetime]:
+        return datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None
+
     def assemble(need: dict) -> tuple[Observation, float]:
         form = need["context"]
         context_need = ContextNeed(current_message=form["current_message"], task=form.get("task"),
                                    active_entities=tuple(remap_text(e) for e in form.get("active_entities", ())))
-        as_of = datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None
         began = time.perf_counter()
-        result = planner.assemble(principal, context_need, filters={"ceiling": CEILING, "as_of": as_of},
+        result = planner.assemble(principal, context_need, filters={"ceiling": CEILING, "as_of": as_of_of(need)},
                                   max_items=args.max_items, max_tokens=args.max_tokens, now=corpus.RECALL_NOW,
-                                  encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER)
+                                  encoder=search_encoder)
         elapsed = (time.perf_counter() - began) * 1000
         key = f"{result.rounds} round(s)" + (f", stopped by {result.stopped}" if result.stopped else "")
         rounds[key] = rounds.get(key, 0) + 1
@@ -216,6 +220,26 @@ def run(args: argparse.Namespace) -> dict:
             need_id=need["id"], channel="context", effective_channel=fell_back.channel if fell_back else "context",
             fallback_reason=fell_back.fallback_reason if fell_back else "", candidate_ids=back(result.candidate_ids),
             ranked_ids=back(result.ranked_ids), rendered_ids=back(item.id for item in result.items),
+        ), elapsed
+
+    def search(need: dict, channel: str) -> tuple[Observation, float]:
+        request = RecallRequest(
+            query=need["query"], ceiling=CEILING, max_items=args.max_items, max_tokens=args.max_tokens,
+            as_of=as_of_of(need), channel=channel,
+        )
+        began = time.perf_counter()
+        result = retriever.recall(principal=principal, request=request, surface="eval",
+                                  encoder=search_encoder,
+                                  now=corpus.RECALL_NOW)
+        elapsed = (time.perf_counter() - began) * 1000
+        stages = result.stages
+        return Observation(
+            need_id=need["id"], channel=channel, effective_channel=result.channel,
+            fallback_reason=result.fallback_reason, candidate_ids=back(stages.candidate_ids),
+            ranked_ids=back(stages.ranked_ids), rendered_ids=back(stages.rendered_ids),
+            dense_ids=back(stages.dense_ids), lexical_ids=back(getattr(stages, "lexical_ids", ())),
+            structured_ids=back(getattr(stages, "structured_ids", ())),
+            below_floor_ids=back(stages.below_floor_ids),
         ), elapsed
 
     def recall_all(label: str) -> tuple[list[Observation], list[dict], dict[str, list[float]]]:
@@ -227,32 +251,8 @@ def run(args: argparse.Namespace) -> dict:
         rounds.clear()  # the last pass's assemblies are the ones reported
         for channel in args.channels:
             for need in needs:
-                if channel == "context":
-                    observation, elapsed = assemble(need)
-                    latency[channel].append(elapsed)
-                    observations.append(observation)
-                    outcomes.append(need_outcome(label_by_id[need["id"]], observation))
-                    done += 1
-                    progress(f"recall {channel}{label}", done, total)
-                    continue
-                request = RecallRequest(
-                    query=need["query"], ceiling=CEILING, max_items=args.max_items, max_tokens=args.max_tokens,
-                    as_of=datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None, channel=channel,
-                )
-                began = time.perf_counter()
-                result = retriever.recall(principal=principal, request=request, surface="eval",
-                                          encoder=encoder if encoder is not None else retriever.DEFAULT_ENCODER,
-                                          now=corpus.RECALL_NOW)
-                latency[channel].append((time.perf_counter() - began) * 1000)
-                stages = result.stages
-                observation = Observation(
-                    need_id=need["id"], channel=channel, effective_channel=result.channel,
-                    fallback_reason=result.fallback_reason, candidate_ids=back(stages.candidate_ids),
-                    ranked_ids=back(stages.ranked_ids), rendered_ids=back(stages.rendered_ids),
-                    dense_ids=back(stages.dense_ids), lexical_ids=back(getattr(stages, "lexical_ids", ())),
-                    structured_ids=back(getattr(stages, "structured_ids", ())),
-                    below_floor_ids=back(stages.below_floor_ids),
-                )
+                observation, elapsed = assemble(need) if channel == "context" else search(need, channel)
+                latency[channel].append(elapsed)
                 observations.append(observation)
                 outcomes.append(need_outcome(label_by_id[need["id"]], observation))
                 done += 1

@@ -12,7 +12,7 @@ from uuid import UUID, uuid4, uuid5
 
 import pytest
 
-from evals.reconsolidation.responder import MODEL, HeuristicResponder
+from evals.reconsolidation.responder import MODEL, HeuristicResponder, _inputs, _support
 from memory.domain import MemoryChanges
 from memory.services import memory_revise
 from reconsolidation import bounds
@@ -24,9 +24,11 @@ from reconsolidation.models import (
 )
 from reconsolidation.pipeline import driver
 from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.providers.envelopes import PROPOSAL_SCHEMA
 from reconsolidation.providers.scripted import scripted_config
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, refs
+from tests.reconsolidation.test_unattended_mode import report
 from tests.reconsolidation.work_builders import approve, by_kind, merged
 from veetbot.rls import owner_context
 
@@ -355,9 +357,6 @@ class ParaphraseModel(HeuristicResponder):
         self.entailed = entailed
 
     def answer(self, prepared) -> bytes:
-        from evals.reconsolidation.responder import _inputs, _support
-        from reconsolidation.providers.envelopes import PROPOSAL_SCHEMA
-
         document = json.loads(prepared.body.decode("utf-8"))
         if prepared.stage == "proposal":
             batch, groups = document["batch_id"], document["untrusted_data"]["groups"]
@@ -380,8 +379,6 @@ def test_unattended_commits_a_paraphrase_merge_only_when_the_model_verifier_says
     """The positive twin of the rules path's similarity-only merge (which never commits
     unattended): the same paraphrase pair, passing the local guards, commits unattended only
     with a model verifier's ``entailed``; a look-alike pair never does, whatever it says."""
-    from tests.reconsolidation.test_unattended_mode import report
-
     settings.AGENT_MEMORY_RECONSOLIDATION_MODE = "unattended"
     settings.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = report(tmp_path / "r.json")
     a = original(owner, "The owner is allergic to cats.", subject="allergies")
