@@ -114,6 +114,9 @@ class RecallItem(Value):
     operation_revision: Optional[int] = None
     clauses: tuple[SummaryClause, ...] = ()
     support_ids: tuple[UUID, ...] = ()
+    # The original's entity IDs (a belief's; empty on a summary): context assembly's second
+    # round searches the entities of round one's top results.
+    entity_ids: tuple[str, ...] = ()
 
 
 class RecallStages(Value):

@@ -112,12 +112,12 @@ def _allowed_sensitivities(ceiling: str) -> list[str]:
 def _item(row: tuple, score: float) -> RecallItem:
     """An item without its sources (added once the budget has chosen the items)."""
     (memory_id, _position, revision, subject, statement, belief_type, polarity, derivation,
-     attribution, authority, sensitivity, confidence, evidence_at, valid_from, expires_at) = row
+     attribution, authority, sensitivity, confidence, evidence_at, valid_from, expires_at, entity_ids) = row
     return RecallItem(
         id=memory_id, score=score, subject=subject, statement=statement, belief_type=belief_type,
         polarity=polarity, derivation=derivation, authority=authority, attribution=attribution,
         confidence=confidence, sensitivity=sensitivity, evidence_at=evidence_at, valid_from=valid_from,
-        expires_at=expires_at, content_revision=revision, sources=(),
+        expires_at=expires_at, content_revision=revision, sources=(), entity_ids=tuple(entity_ids or ()),
     )
 
 

@@ -454,7 +454,7 @@ def rejoin(historical: bool) -> str:
     return permitted(historical) + """
     SELECT p.id, p.store_position, p.revision, p.subject, p.statement, p.belief_type,
            p.polarity, p.derivation, p.attribution, p.authority, p.sensitivity, p.confidence,
-           p.evidence_at, p.valid_from, p.expires_at
+           p.evidence_at, p.valid_from, p.expires_at, p.entity_ids
     FROM permitted p
     WHERE p.id = ANY(%(ids)s::uuid[])
     """

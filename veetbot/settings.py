@@ -184,10 +184,15 @@ RECALL_VECTOR_COUNT_CACHE_SECONDS = 60  # an owner's vector count (search-mode c
 # Automatic context assembly (POST /v1/memories/context, recall.context): at most this many
 # searches in at most this many rounds under one deadline, sharing one item/token allowance
 # (the search defaults above); the task-context query keeps whole fragments within the bytes.
+# RECALL_CONTEXT_TASK_QUERY: ADR-0193's task-context query (the message plus working-state
+# fragments) instead of the baseline message alone in round one. Default off, as the spec
+# has it and as measured: on the diagnostic's development split it rendered 2.7 points less
+# evidence overall (88.0 against 90.7) for 4.5 more on multi-fact needs.
 RECALL_CONTEXT_MAX_SEARCHES = 4
 RECALL_CONTEXT_MAX_ROUNDS = 2
 RECALL_CONTEXT_DEADLINE_SECONDS = float(os.environ.get("RECALL_CONTEXT_DEADLINE_SECONDS", 1.0))
 RECALL_CONTEXT_QUERY_MAX_BYTES = 512
+RECALL_CONTEXT_TASK_QUERY = env_flag("RECALL_CONTEXT_TASK_QUERY")
 # Correction notices a context carries beyond the shared allowance (recall/context/corrections.py).
 RECALL_CONTEXT_MAX_CORRECTION_NOTICES = 4
 

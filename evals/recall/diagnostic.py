@@ -42,8 +42,10 @@ from evals.recall import report as rpt
 from evals.recall.scoring import TOP_K, NeedLabel, Observation, need_outcome, score
 
 # "context": automatic context assembly (recall.context.planner) from the need's task-context
-# form, on the configured channel (hybrid with semantic recall on), scored like a channel.
-CHANNELS = ("sparse", "dense", "hybrid", "context")
+# form, on the configured channel (hybrid with semantic recall on), scored like a channel;
+# "context-task": the same with ADR-0193's default-off task-context query switched on.
+CONTEXT_ARMS = {"context": False, "context-task": True}  # arm: RECALL_CONTEXT_TASK_QUERY
+CHANNELS = ("sparse", "dense", "hybrid", *CONTEXT_ARMS)
 SPLITS = ("development", "holdout", "all")
 CEILING = "restricted"
 KIND = "recall-diagnostic"
@@ -54,8 +56,9 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser.add_argument("--noise", type=int, default=1000, help="generated distractor memories to add (default 1000)")
     parser.add_argument("--split", choices=SPLITS, default="all")
     parser.add_argument("--channels", default="sparse,dense,hybrid,context",
-                        help="comma-separated subset of sparse,dense,hybrid,context (context: automatic "
-                             "context assembly from each need's task-context form)")
+                        help="comma-separated subset of sparse,dense,hybrid,context,context-task (context: "
+                             "automatic context assembly from each need's task-context form; "
+                             "context-task: the same with the task-context query on)")
     parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
     parser.add_argument("--max-items", type=int, default=20)
     parser.add_argument("--max-tokens", type=int, default=2000)
@@ -76,7 +79,7 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
         parser.error("--floor-sweep must be comma-separated numbers")
     channels = [c.strip() for c in args.channels.split(",") if c.strip()]
     if not channels or any(c not in CHANNELS for c in channels) or len(set(channels)) != len(channels):
-        parser.error("--channels must be a comma-separated subset of sparse,dense,hybrid,context")
+        parser.error("--channels must be a comma-separated subset of " + ",".join(CHANNELS))
     if args.noise < 0:
         parser.error("--noise must not be negative")
     args.channels = channels
@@ -134,6 +137,7 @@ def run(args: argparse.Namespace) -> dict:
     threads = rpt.torch_threads(args.torch_threads)
     code = rpt.code_identity()
     from django.conf import settings
+    from django.test import override_settings
 
     from memory.bank import memory_bank_import
     from memory.services import owner_create, principal_erase
@@ -204,20 +208,21 @@ def run(args: argparse.Namespace) -> dict:
     def as_of_of(need: dict) -> Optional[datetime]:
         return datetime.fromisoformat(need["as_of"]) if need.get("as_of") else None
 
-    def assemble(need: dict) -> tuple[Observation, float]:
+    def assemble(need: dict, arm: str) -> tuple[Observation, float]:
         form = need["context"]
         context_need = ContextNeed(current_message=form["current_message"], task=form.get("task"),
                                    active_entities=tuple(remap_text(e) for e in form.get("active_entities", ())))
         began = time.perf_counter()
-        result = planner.assemble(principal, context_need, filters={"ceiling": CEILING, "as_of": as_of_of(need)},
-                                  max_items=args.max_items, max_tokens=args.max_tokens, now=corpus.RECALL_NOW,
-                                  encoder=search_encoder)
+        with override_settings(RECALL_CONTEXT_TASK_QUERY=CONTEXT_ARMS[arm]):
+            result = planner.assemble(principal, context_need, filters={"ceiling": CEILING, "as_of": as_of_of(need)},
+                                      max_items=args.max_items, max_tokens=args.max_tokens, now=corpus.RECALL_NOW,
+                                      encoder=search_encoder)
         elapsed = (time.perf_counter() - began) * 1000
-        key = f"{result.rounds} round(s)" + (f", stopped by {result.stopped}" if result.stopped else "")
+        key = f"{arm}: {result.rounds} round(s)" + (f", stopped by {result.stopped}" if result.stopped else "")
         rounds[key] = rounds.get(key, 0) + 1
         fell_back = next((s for s in result.searches if s.fallback_reason), None)
         return Observation(
-            need_id=need["id"], channel="context", effective_channel=fell_back.channel if fell_back else "context",
+            need_id=need["id"], channel=arm, effective_channel=fell_back.channel if fell_back else arm,
             fallback_reason=fell_back.fallback_reason if fell_back else "", candidate_ids=back(result.candidate_ids),
             ranked_ids=back(result.ranked_ids), rendered_ids=back(item.id for item in result.items),
         ), elapsed
@@ -251,7 +256,8 @@ def run(args: argparse.Namespace) -> dict:
         rounds.clear()  # the last pass's assemblies are the ones reported
         for channel in args.channels:
             for need in needs:
-                observation, elapsed = assemble(need) if channel == "context" else search(need, channel)
+                observation, elapsed = (assemble(need, channel) if channel in CONTEXT_ARMS
+                                        else search(need, channel))
                 latency[channel].append(elapsed)
                 observations.append(observation)
                 outcomes.append(need_outcome(label_by_id[need["id"]], observation))
@@ -308,6 +314,11 @@ def run(args: argparse.Namespace) -> dict:
             "policy": retriever.POLICY,
             "semantic_policy": retriever.SEMANTIC_POLICY if semantic else None,
             "expansion_policy": expansion.POLICY if "hybrid" in args.channels else None,
+            "context": {"max_searches": settings.RECALL_CONTEXT_MAX_SEARCHES,
+                        "max_rounds": settings.RECALL_CONTEXT_MAX_ROUNDS,
+                        "deadline_seconds": settings.RECALL_CONTEXT_DEADLINE_SECONDS,
+                        "query_max_bytes": settings.RECALL_CONTEXT_QUERY_MAX_BYTES,
+                        "task_query": CONTEXT_ARMS} if set(CONTEXT_ARMS) & set(args.channels) else None,
             "semantic_enabled_in_process": bool(settings.AGENT_MEMORY_SEMANTIC_ENABLED),
             "encoder": encoder.tuple.model_dump() | {"space": encoder.tuple.space} if encoder is not None else None,
             "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,
@@ -322,7 +333,7 @@ def run(args: argparse.Namespace) -> dict:
         "import": counts.model_dump(),
         "backfill": backfill,
         "latency_ms": {c: rpt.latency_stats(v) for c, v in latency.items()},
-        "context_assemblies": dict(sorted(rounds.items())) if "context" in args.channels else None,
+        "context_assemblies": dict(sorted(rounds.items())) if rounds else None,
         "scores": scores,
         "floor_sweep": sweep,
         "outcomes": outcomes,

@@ -100,6 +100,9 @@ class RecallItemSerializer(serializers.Serializer):
     support_ids = serializers.ListField(
         child=serializers.UUIDField(), help_text="Summary only: every original it depends on, rendered or omitted.",
     )
+    entity_ids = serializers.ListField(
+        child=serializers.CharField(), help_text="Belief only: the original's entity IDs (empty on a summary).",
+    )
 
 
 class RecallResultSerializer(serializers.Serializer):

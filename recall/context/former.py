@@ -1,17 +1,21 @@
 """The task-context query former (ADR-0193): queries from the current message and the
 turn's working state, deterministic and model-free.
 
-Round one: the current message plus whole working-state fragments — the task, open
-questions, unresolved references, then the working-state fragments not marked completed —
-each kept only if the query stays within ``RECALL_CONTEXT_QUERY_MAX_BYTES`` UTF-8 bytes (a
-fragment is never cut; one that does not fit is left out and the next is tried). A current
-message already over the bound keeps the baseline: the message alone. Active entities go to
+Round one: the baseline, the current message alone — or, with ``RECALL_CONTEXT_TASK_QUERY``
+on (ADR-0193's default-off ablation), the message plus whole working-state fragments — the
+task, open questions, unresolved references, then the working-state fragments not marked
+completed — each kept only if the query stays within ``RECALL_CONTEXT_QUERY_MAX_BYTES``
+UTF-8 bytes (a fragment is never cut; one that does not fit is left out and the next is
+tried). A current message already over the bound keeps the baseline. Active entities go to
 the structured arm as entity IDs, not into the text.
 
-Round two targets what round one did not find: each unresolved reference on its own, then
-the subjects of round one's top results (their siblings share a subject). Every query is
-text the caller or the owner's own memories supplied; none is invented, and none repeats an
-earlier query.
+Round two targets what round one did not find. First, the entities of round one's top
+results: round one's query again, its structured arm now also matching those entity IDs
+(the people and things the best evidence is about, whose other facts the words of the
+query may not reach). Then each unresolved reference on its own, then the subjects of
+round one's top results (their siblings share a subject). Every query and entity ID is
+something the caller or the owner's own memories supplied; none is invented, and no search
+repeats an earlier one.
 """
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ FRAGMENTS_MAX = 16  # of each list in one request
 FRAGMENT_MAX_CHARS = 500
 ENTITY_MAX_CHARS = 200
 SUBJECT_SEEDS = 3  # round one's top results whose subjects round two may search
+ENTITY_SEEDS = 10  # round one's top results whose entity IDs round two searches
+ENTITY_MAX = 6  # entity IDs in that search (the turn's active entities first)
 
 
 class WorkingFragment(Value):
@@ -62,7 +68,7 @@ def fragments(need: ContextNeed) -> list[str]:
 def first_query(need: ContextNeed) -> str:
     message = need.current_message.strip()
     limit = settings.RECALL_CONTEXT_QUERY_MAX_BYTES
-    if _bytes(message) > limit:
+    if _bytes(message) > limit or not settings.RECALL_CONTEXT_TASK_QUERY:
         return message  # the baseline path: the message alone
     parts = [message]
     for fragment in fragments(need):
@@ -70,6 +76,24 @@ def first_query(need: ContextNeed) -> str:
         if _bytes(candidate) <= limit and _key(fragment) not in _key(" ".join(parts)):
             parts.append(fragment)
     return " ".join(parts)
+
+
+class Search(Value):
+    """One planned search: a query and the entity IDs its structured arm matches."""
+
+    query: str
+    entity_ids: tuple[str, ...] = ()
+
+
+def entity_feedback(need: ContextNeed, top: Sequence[RecallItem], *, query: str) -> Optional[Search]:
+    """Round one's query with the entity IDs of its top results, or None when they add no
+    entity the turn did not already name."""
+    named = list(dict.fromkeys(need.active_entities))
+    found = [e for item in top[:ENTITY_SEEDS] if item.record_kind == "belief" for e in item.entity_ids]
+    entities = list(dict.fromkeys([*named, *found]))[:max(ENTITY_MAX, len(named))]
+    if len(entities) == len(named):
+        return None
+    return Search(query=query, entity_ids=tuple(entities))
 
 
 def second_round(need: ContextNeed, top: Sequence[RecallItem], *, asked: Iterable[str], room: int) -> list[str]:

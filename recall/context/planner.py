@@ -3,13 +3,19 @@
 under one deadline (``RECALL_CONTEXT_DEADLINE_SECONDS``) and one shared allowance of items
 and tokens (the request's, at most the search defaults), rendered once.
 
-Round one is the task-context query. Round two runs only while the deadline and the
-allowance leave room: the former's missing-evidence queries, one search each. (Holding part
+Round one is the task-context query. Round two first searches the entities of round one's
+top results (``former.entity_feedback``): the same query, so the same query vector, with
+more structured evidence; its order leads the merge, round one's other finds follow it, so
+it reorders what round one found and never loses it. It runs whenever the deadline allows,
+even with the allowance full, since reordering is its point. The former's other
+missing-evidence queries (unresolved references, top subjects) then run only while the
+deadline and the allowance leave room, one search each. (Holding part
 of the allowance back for round two was measured on the diagnostic's development split and
 removed: round one's ranks 16-20 held more required evidence than round two's finds.) Every search
 is an ordinary recall (surface ``context``, its own content-free trace) with the turn's
-ceiling, instant and hard filters; their items are merged first-found first, duplicates
-dropped, and rendered together within the allowance. A search is never cut short, so the
+ceiling, instant and hard filters; their items are merged — the entity search's, then
+round one's, then the rest first-found first — duplicates dropped, and rendered together
+within the allowance. A search is never cut short, so the
 deadline is checked before each one: a search that would start past it is not run.
 
 When the deadline or the allowance stops planned work — or the allowance leaves found items
@@ -30,7 +36,7 @@ from django.conf import settings
 
 from recall import retriever
 from recall.context import corrections
-from recall.context.former import ContextNeed, first_query, second_round
+from recall.context.former import ContextNeed, entity_feedback, first_query, second_round
 from recall.domain import RecallItem, RecallRequest, RecallResult
 from recall.render import render
 from veetbot.identity import Principal
@@ -87,7 +93,9 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     stopped: Stop = ""
     planned = 1
 
-    def search(query: str, round_: int, **extra) -> RecallResult:
+    def search(query: str, round_: int, *, lead: bool = False, **extra) -> RecallResult:
+        """Run one search; ``lead``: its items go before everything found so far."""
+        nonlocal found
         began = monotonic()
         result = retriever.recall(principal=principal, surface="context", now=now, encoder=encoder,
                                   request=RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens,
@@ -95,26 +103,31 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         ranked.extend(result.stages.ranked_ids)
         candidates.extend(result.stages.candidate_ids)
         new = [item for item in result.items if item.id not in found]
-        for item in new:
-            found[item.id] = item
+        if lead:
+            found = {**{item.id: item for item in result.items}, **found}
+        else:
+            found.update((item.id, item) for item in new)
         traces.append(SearchTrace(round=round_, trace_id=result.trace_id, channel=result.channel,
                                   fallback_reason=result.fallback_reason, returned=len(result.items),
                                   new=len(new), elapsed_ms=(monotonic() - began) * 1000.0))
         return result
 
-    first = search(first_query(need), 1, entity_ids=tuple(need.active_entities))
+    query = first_query(need)
+    first = search(query, 1, entity_ids=tuple(need.active_entities))
     rounds = 1
     if int(settings.RECALL_CONTEXT_MAX_ROUNDS) >= 2 and ceiling > 1:
-        queries = second_round(need, first.items, asked=[first.query], room=ceiling - 1)
-        planned += len(queries)
-        for query in queries:
+        feedback = entity_feedback(need, first.items, query=query)
+        queries = second_round(need, first.items, asked=[first.query], room=ceiling - 1 - (feedback is not None))
+        planned += len(queries) + (feedback is not None)
+        plan = [(feedback.query, {"lead": True, "entity_ids": feedback.entity_ids})] if feedback else []
+        for text, extra in [*plan, *((q, {}) for q in queries)]:
             if monotonic() - started >= deadline_s:
                 stopped = "deadline"
                 break
-            if _full(found, max_items=max_items, max_tokens=max_tokens):
+            if not extra and _full(found, max_items=max_items, max_tokens=max_tokens):
                 stopped = "allowance"
                 break
-            search(query, 2)
+            search(text, 2, **extra)
             rounds = 2
     rendered = _render(found, max_items=max_items, max_tokens=max_tokens)
     if not stopped and _left_out(found, rendered.items):

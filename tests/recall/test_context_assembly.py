@@ -1,6 +1,7 @@
-"""Automatic context assembly: the task-context former (whole fragments within 512 UTF-8
-bytes, completed tasks left out, the baseline for an oversized message, second-round
-queries only from the turn and the owner's own subjects), the planner (at most 4 searches
+"""Automatic context assembly: the task-context former (the message alone by default; with
+the task-context query on, whole fragments within 512 UTF-8 bytes, completed tasks left
+out, the baseline for an oversized message; second-round searches only from the turn and
+the owner's own entities and subjects), the planner (at most 4 searches
 in 2 rounds, one deadline, one shared allowance, explicit limitation notices, filters in
 every search), POST /v1/memories/context and ``recall --context``."""
 from __future__ import annotations
@@ -24,7 +25,18 @@ URL = "/v1/memories/context"
 
 # --- the former ------------------------------------------------------------------------
 
-def test_the_first_query_keeps_whole_fragments_and_leaves_completed_tasks_out():
+@pytest.fixture
+def task_query(settings):
+    settings.RECALL_CONTEXT_TASK_QUERY = True
+
+
+def test_by_default_the_first_query_is_the_message_alone():
+    need = ContextNeed(current_message="Book a table for Friday.", task="plan the anniversary dinner",
+                       open_questions=("which restaurant does Dana like",))
+    assert former.first_query(need) == "Book a table for Friday."
+
+
+def test_the_first_query_keeps_whole_fragments_and_leaves_completed_tasks_out(task_query):
     need = ContextNeed(current_message="Book a table for Friday.", task="plan the anniversary dinner",
                        open_questions=("which restaurant does Dana like",),
                        working_state=(WorkingFragment(text="renew the passport", completed=True),
@@ -35,7 +47,7 @@ def test_the_first_query_keeps_whole_fragments_and_leaves_completed_tasks_out():
     assert "passport" not in query
 
 
-def test_the_byte_bound_holds_at_and_just_past_it(settings):
+def test_the_byte_bound_holds_at_and_just_past_it(settings, task_query):
     settings.RECALL_CONTEXT_QUERY_MAX_BYTES = 20
     assert former.first_query(ContextNeed(current_message="abcdefghi", task="0123456789")) == "abcdefghi 0123456789"
     # one byte more and the fragment is left out whole, never cut
@@ -48,7 +60,7 @@ def test_the_byte_bound_holds_at_and_just_past_it(settings):
     assert former.first_query(ContextNeed(current_message="abcdefghijkl", task="çççç")) == "abcdefghijkl"
 
 
-def test_an_oversized_message_keeps_the_baseline_single_query(settings):
+def test_an_oversized_message_keeps_the_baseline_single_query(task_query):
     message = "word " * 200  # 1,000 bytes
     query = former.first_query(ContextNeed(current_message=message, task="anything"))
     assert query == message.strip()
@@ -62,13 +74,30 @@ def test_second_round_queries_come_from_the_turn_and_the_owners_subjects_only():
     assert former.second_round(need, top, asked=["her sister"], room=1) == ["that parcel"]
 
 
-def item(subject: str):
+def test_the_entity_search_adds_the_top_results_entities_after_the_turns():
+    need = ContextNeed(current_message="What does she do?", active_entities=("person:ana",))
+    top = [item("a", entities=("person:ana", "person:rui")), item("b", entities=("place:porto",)),
+           *[item(f"x{n}") for n in range(8)], item("eleventh", entities=("person:late",))]
+    search = former.entity_feedback(need, top, query="What does she do?")
+    assert search.query == "What does she do?"  # the same query: the same query vector
+    assert search.entity_ids == ("person:ana", "person:rui", "place:porto")  # top 10 only, the turn's first
+
+
+def test_the_entity_search_is_bounded_and_skipped_when_it_adds_nothing(monkeypatch):
+    need = ContextNeed(current_message="q", active_entities=("person:ana",))
+    assert former.entity_feedback(need, [item("a", entities=("person:ana",))], query="q") is None
+    assert former.entity_feedback(ContextNeed(current_message="q"), [item("a")], query="q") is None
+    many = [item("a", entities=tuple(f"e{n}" for n in range(10)))]
+    assert len(former.entity_feedback(need, many, query="q").entity_ids) == former.ENTITY_MAX
+
+
+def item(subject: str, entities: tuple[str, ...] = ()):
     from recall.domain import RecallItem
     import uuid
     return RecallItem(id=uuid.uuid4(), score=1.0, subject=subject, statement="x", belief_type="fact",
                       polarity="affirmed", derivation="explicit", authority="OWNER_EXPLICIT", attribution="owner",
                       confidence=1.0, sensitivity="internal", evidence_at=NOW, valid_from=NOW, expires_at=None,
-                      content_revision=1, sources=())
+                      content_revision=1, sources=(), entity_ids=entities)
 
 
 # --- the planner -----------------------------------------------------------------------
@@ -108,6 +137,30 @@ def test_the_second_round_finds_what_the_first_missed_by_subject(bank, sister):
         traces = list(RecallTrace.objects.order_by("created_at").values_list("id", "surface"))
     assert [t[1] for t in traces] == ["context", "context"]
     assert {s.trace_id for s in result.searches} == {t[0] for t in traces}
+
+
+@pytest.fixture
+def maria(bank):
+    """Round one finds where Maria lives; her job shares no word and no subject with the turn."""
+    return {
+        "lives": bank.add("Maria, the owner's sister, lives in Porto.", subject="family",
+                          entity_ids=["person:maria"]),
+        "job": bank.add("She works night shifts as a nurse.", subject="work", entity_ids=["person:maria"]),
+        "noise": bank.add("The owner bakes sourdough on Sundays.", subject="baking", entity_ids=["person:rui"]),
+    }
+
+
+def test_the_second_round_finds_facts_about_the_entities_round_one_found(bank, maria):
+    result = assemble(bank, ContextNeed(current_message="Where does my sister live?"))
+    ids = [i.id for i in result.items]
+    assert ids[0] == maria["lives"] and maria["job"] in ids and maria["noise"] not in ids
+    assert result.searches[1].round == 2 and result.searches[1].new >= 1
+
+
+def test_the_entity_search_runs_with_the_allowance_full_and_says_so(bank, maria):
+    result = assemble(bank, ContextNeed(current_message="Where does my sister live?"), max_items=1)
+    assert [i.id for i in result.items] == [maria["lives"]] and len(result.searches) == 2
+    assert result.stopped == "allowance" and result.context.endswith(planner.LIMITATION["allowance"])
 
 
 def test_at_most_four_searches_in_two_rounds(bank, sister):
