@@ -1,7 +1,7 @@
 """Run the recall diagnostic corpus through the real import, backfill and retriever; score stages.
 
 ``python -m evals.recall.diagnostic --noise 1000 --split development|holdout|all
---channels sparse,dense,hybrid,context --report-dir evals/reports``
+--channels sparse,dense,hybrid,context,context-task --report-dir evals/reports``
 
 1. A fresh scratch owner in the configured database (its ID is printed; it is left in place
    unless ``--erase-after``).
