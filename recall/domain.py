@@ -144,6 +144,18 @@ class RecallStages(Value):
     semantic_search: SemanticSearch = ""  # how the semantic arm searched
 
 
+class SemanticList(Value):
+    """One recall's semantic candidates (id, store position, cosine distance) in rank order,
+    and ``key``: what they were read for — the owner, the instant, the embedding space and
+    every request field the semantic arm reads (all but ``entity_ids``, which only the
+    structured arm reads). A later recall with the same key may reuse them instead of
+    searching again (``retriever.recall``'s ``semantic_from``)."""
+
+    key: str
+    candidates: tuple[tuple[UUID, int, float], ...]
+    search: SemanticSearch
+
+
 class RecallResult(Value):
     query: str
     channel: Channel
@@ -155,3 +167,4 @@ class RecallResult(Value):
     rendered_tokens: int
     trace_id: Optional[UUID] = None
     stages: RecallStages = Field(default_factory=RecallStages, exclude=True, repr=False)
+    semantic_list: Optional[SemanticList] = Field(default=None, exclude=True, repr=False)

@@ -31,6 +31,7 @@ query or memory text in a trace.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from datetime import datetime
@@ -42,7 +43,7 @@ from memory import vocabulary
 from memory.domain import SourceRef
 from recall import arms, egress, encoders, expansion, policy, query_cache, sql
 from recall.floor import relevance_floor
-from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, Surface
+from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, SemanticList, Surface
 from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
 from recall.render import render
@@ -121,11 +122,25 @@ def _item(row: tuple, score: float) -> RecallItem:
     )
 
 
+def semantic_key(principal: Principal, request: RecallRequest, now: datetime, space: str) -> str:
+    """What a semantic list was read for (``SemanticList.key``): every input of the semantic
+    arm — all request fields but ``entity_ids``, which only the structured arm reads."""
+    facts = [str(principal.tenant_id), str(principal.principal_id), now.isoformat(), space,
+             request.model_dump_json(exclude={"entity_ids"})]
+    return hashlib.sha256("\x1f".join(facts).encode()).hexdigest()
+
+
 def recall(
     *, principal: Principal, request: RecallRequest, surface: str, encoder: Any = DEFAULT_ENCODER,
-    now: Optional[datetime] = None,
+    now: Optional[datetime] = None, semantic_from: Optional[SemanticList] = None,
 ) -> RecallResult:
-    """Recall permitted originals for ``request.query`` within the request's budgets."""
+    """Recall permitted originals for ``request.query`` within the request's budgets.
+
+    ``semantic_from``: an earlier result's ``semantic_list``. When its key matches this
+    request's (the same query, predicates and instant; only the entity IDs may differ),
+    its candidates are this recall's semantic list and the semantic arm is not searched
+    again — context assembly's entity search repeats round one's query for this. The
+    rejoin still admits only originals permitted in this recall's own snapshot."""
     if surface not in SURFACES:
         raise ValueError(f"surface must be one of {', '.join(SURFACES)}")
     started = time.perf_counter()
@@ -148,6 +163,7 @@ def recall(
         lists: dict[str, list[arms.Candidate]] = {}
         floors: dict[str, float] = {}
         semantic_search = ""
+        semantic_list: Optional[SemanticList] = None
         if request.selection_mode == "recent":
             lists["recent"] = arms.recent(read)
         else:
@@ -161,7 +177,15 @@ def recall(
                     floors["lexical"] = lexical_floor(prepared.lexemes)
             if channel in ("hybrid", "dense"):
                 exact = arms.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
-                lists["semantic"], semantic_search = arms.semantic_search(read, query_vector, space, exact=exact)
+                key = semantic_key(principal, request, now, space)
+                if semantic_from is not None and semantic_from.key == key:
+                    lists["semantic"] = [arms.Candidate(id=i, store_position=p, signal=d)
+                                         for i, p, d in semantic_from.candidates]
+                    semantic_search = semantic_from.search
+                else:
+                    lists["semantic"], semantic_search = arms.semantic_search(read, query_vector, space, exact=exact)
+                semantic_list = SemanticList(key=key, search=semantic_search, candidates=tuple(
+                    (c.id, c.store_position, c.signal) for c in lists["semantic"]))
         fused = reciprocal_rank_fusion(lists, min_signals=floors)
         if channel == "hybrid" and "semantic" in lists and expansion.enabled():
             # The second hop: siblings of the first pass's top, then one fusion of all four.
@@ -224,5 +248,5 @@ def recall(
     return RecallResult(
         query=request.query, channel=channel, requested_channel=requested, fallback_reason=fallback,
         selection_mode=request.selection_mode, items=kept, rendered=rendered.text,
-        rendered_tokens=rendered.tokens, trace_id=trace_id, stages=stages,
+        rendered_tokens=rendered.tokens, trace_id=trace_id, stages=stages, semantic_list=semantic_list,
     )

@@ -4,8 +4,9 @@ under one deadline (``RECALL_CONTEXT_DEADLINE_SECONDS``) and one shared allowanc
 and tokens (the request's, at most the search defaults), rendered once.
 
 Round one is the task-context query. Round two first searches the entities of round one's
-top results (``former.entity_feedback``): the same query, so the same query vector, with
-more structured evidence; its order leads the merge, round one's other finds follow it, so
+top results (``former.entity_feedback``): the same query, so the same query vector and
+round one's semantic list (``retriever.recall``'s ``semantic_from``), with more structured
+evidence; its order leads the merge, round one's other finds follow it, so
 it reorders what round one found and never loses it. It runs whenever the deadline allows,
 even with the allowance full, since reordering is its point. The former's other
 missing-evidence queries (unresolved references, top subjects) then run only while the
@@ -93,12 +94,12 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     stopped: Stop = ""
     planned = 1
 
-    def search(query: str, round_: int, *, lead: bool = False, **extra) -> RecallResult:
+    def search(query: str, round_: int, *, lead: bool = False, semantic_from=None, **extra) -> RecallResult:
         """Run one search; ``lead``: its items go before everything found so far."""
         nonlocal found
         began = monotonic()
         result = retriever.recall(principal=principal, surface="context", now=now, encoder=encoder,
-                                  request=RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens,
+                                  semantic_from=semantic_from, request=RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens,
                                                         **filters, **extra))
         ranked.extend(result.stages.ranked_ids)
         candidates.extend(result.stages.candidate_ids)
@@ -119,7 +120,9 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         feedback = entity_feedback(need, first.items, query=query)
         queries = second_round(need, first.items, asked=[first.query], room=ceiling - 1 - (feedback is not None))
         planned += len(queries) + (feedback is not None)
-        plan = [(feedback.query, {"lead": True, "entity_ids": feedback.entity_ids})] if feedback else []
+        # The entity search repeats round one's query: round one's semantic list is reused.
+        plan = [(feedback.query, {"lead": True, "entity_ids": feedback.entity_ids,
+                                  "semantic_from": first.semantic_list})] if feedback else []
         for text, extra in [*plan, *((q, {}) for q in queries)]:
             if monotonic() - started >= deadline_s:
                 stopped = "deadline"

@@ -187,7 +187,11 @@ def test_openapi_schema_documents_the_search_operation():
 def test_documented_result_fields_are_the_domain_result_fields():
     from recall.domain import RecallItem, RecallResult
 
-    assert list(RecallResultSerializer().fields) == [f for f in RecallResult.model_fields if f != "stages"]
+    # Every field but the never-serialized ones (stages, semantic_list: for evaluators and
+    # context assembly only).
+    serialized = [f for f, info in RecallResult.model_fields.items() if not info.exclude]
+    assert "stages" not in serialized and "semantic_list" not in serialized
+    assert list(RecallResultSerializer().fields) == serialized
     assert list(RecallResultSerializer().fields["items"].child.fields) == list(RecallItem.model_fields)
     assert RESULT_KEYS == list(RecallResultSerializer().fields)
     assert ITEM_KEYS == list(RecallItem.model_fields)

@@ -12,12 +12,17 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from recall import sql
 from recall.context import former, planner
 from recall.context.former import ContextNeed, WorkingFragment
+from recall.domain import RecallRequest
 from recall.models import RecallTrace
+from recall.retriever import recall
 from tests.api.conftest import api, assert_error, owner  # noqa: F401 (the api and owner fixtures)
-from tests.recall.helpers import NOW, Bank
+from tests.recall.helpers import NOW, Bank, MappedEncoder, basis, blend, semantic_on  # noqa: F401
 from veetbot.rls import owner_context
 
 URL = "/v1/memories/context"
@@ -261,3 +266,74 @@ def test_the_command_refuses_a_bad_turn_or_allowance(bank, tmp_path):
         call_command("recall", "--context", str(good), "--owner", owner, "--ceiling", "internal", "--max-items", "21")
     with pytest.raises(CommandError, match="exactly one"):
         call_command("recall", "hi", "--context", str(good), "--owner", owner, "--ceiling", "internal")
+
+
+# --- round two reuses round one's semantic list ------------------------------------------
+
+SISTER = "Where does my sister live?"
+SEMANTIC_ARM = "nearest AS MATERIALIZED"  # recall.sql.semantic_arm's statement, in either mode
+assert SEMANTIC_ARM in sql.semantic_arm(False, exact=True) and SEMANTIC_ARM in sql.semantic_arm(False, exact=False)
+
+
+@pytest.fixture
+def maria_vectors(bank, maria, semantic_on):
+    """Semantic recall on; each of Maria's facts a little further from the turn than the last."""
+    encoder = MappedEncoder({SISTER: basis(0)}, default=basis(1))
+    for n, memory_id in enumerate(maria.values()):
+        bank.vector(memory_id, blend(0, n + 2, 0.9 - 0.2 * n), encoder)
+    return encoder
+
+
+def semantic_searches(captured) -> int:
+    """Statements of the semantic arm (either mode) among the captured ones."""
+    return sum(1 for q in captured.captured_queries if SEMANTIC_ARM in q["sql"])
+
+
+def test_the_entity_search_reuses_round_ones_semantic_list(bank, maria, maria_vectors):
+    with CaptureQueriesContext(connection) as captured:
+        result = planner.assemble(bank.principal, ContextNeed(current_message=SISTER), filters=FILTERS,
+                                  max_items=20, max_tokens=2000, now=NOW, encoder=maria_vectors)
+    # Round one, the entity search, then the subject searches: all but the entity search
+    # search the semantic arm.
+    assert {s.channel for s in result.searches} == {"hybrid"} and len(result.searches) >= 2
+    assert semantic_searches(captured) == len(result.searches) - 1
+    ids = [i.id for i in result.items]
+    assert ids[0] == maria["lives"] and maria["job"] in ids
+
+
+def test_a_reused_semantic_list_recalls_what_a_fresh_search_does(bank, maria, maria_vectors):
+    first = bank.recall(SISTER, encoder=maria_vectors)
+    with CaptureQueriesContext(connection) as captured:
+        reused = recall(principal=bank.principal, now=NOW, encoder=maria_vectors, surface="eval",
+                        semantic_from=first.semantic_list,
+                        request=RecallRequest(query=SISTER, ceiling="internal", entity_ids=("person:maria",)))
+    fresh = bank.recall(SISTER, encoder=maria_vectors, entity_ids=("person:maria",))
+    assert semantic_searches(captured) == 0
+    assert [(i.id, i.score) for i in reused.items] == [(i.id, i.score) for i in fresh.items]
+    assert reused.stages == fresh.stages and reused.semantic_list == fresh.semantic_list
+
+
+@pytest.mark.parametrize("changed", [{"query": "Where does Maria work?"}, {"ceiling": "public"},
+                                     {"max_items": 5}, {"belief_types": ("fact",)}, "exclude"])
+def test_a_semantic_list_read_for_another_query_or_predicate_is_searched_again(bank, maria, maria_vectors,
+                                                                               changed):
+    first = bank.recall(SISTER, encoder=maria_vectors)
+    fields = {"query": SISTER, "ceiling": "internal"}
+    fields.update({"exclude_ids": (maria["lives"],)} if changed == "exclude" else changed)
+    encoder = MappedEncoder({SISTER: basis(0), "Where does Maria work?": basis(0)}, default=basis(1))
+    encoder.tuple = maria_vectors.tuple
+    with CaptureQueriesContext(connection) as captured:
+        other = recall(principal=bank.principal, now=NOW, encoder=encoder, surface="eval",
+                       semantic_from=first.semantic_list, request=RecallRequest(**fields))
+    assert other.channel == "hybrid" and semantic_searches(captured) == 1
+    assert other.semantic_list.key != first.semantic_list.key
+    if changed == "exclude":
+        assert maria["lives"] not in other.stages.dense_ids
+
+
+def test_a_semantic_list_of_another_instant_is_searched_again(bank, maria, maria_vectors):
+    first = bank.recall(SISTER, encoder=maria_vectors)
+    with CaptureQueriesContext(connection) as captured:
+        recall(principal=bank.principal, now=NOW + timedelta(seconds=1), encoder=maria_vectors, surface="eval",
+               semantic_from=first.semantic_list, request=RecallRequest(query=SISTER, ceiling="internal"))
+    assert semantic_searches(captured) == 1
