@@ -98,9 +98,9 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         """Run one search; ``lead``: its items go before everything found so far."""
         nonlocal found
         began = monotonic()
+        request = RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens, **filters, **extra)
         result = retriever.recall(principal=principal, surface="context", now=now, encoder=encoder,
-                                  semantic_from=semantic_from, request=RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens,
-                                                        **filters, **extra))
+                                  request=request, semantic_from=semantic_from)
         ranked.extend(result.stages.ranked_ids)
         candidates.extend(result.stages.candidate_ids)
         new = [item for item in result.items if item.id not in found]
