@@ -193,6 +193,10 @@ RECALL_CONTEXT_MAX_ROUNDS = 2
 RECALL_CONTEXT_DEADLINE_SECONDS = float(os.environ.get("RECALL_CONTEXT_DEADLINE_SECONDS", 1.0))
 RECALL_CONTEXT_QUERY_MAX_BYTES = 512
 RECALL_CONTEXT_TASK_QUERY = env_flag("RECALL_CONTEXT_TASK_QUERY")
+# Round two's new finds per reference or entity search that take the place of round one's
+# lowest-ranked items (round two together: at most half the item allowance). Chosen on the
+# diagnostic's development split (recall/context/planner.py).
+RECALL_CONTEXT_DELTA_ITEMS = 5
 # Correction notices a context carries beyond the shared allowance (recall/context/corrections.py).
 RECALL_CONTEXT_MAX_CORRECTION_NOTICES = 4
 

@@ -29,6 +29,7 @@ from memory.api.views import OwnerApiView
 from recall import retriever
 from recall.api.inputs import QUERY_PATTERN, MemoryContext, MemorySearch  # noqa: F401 - QUERY_PATTERN re-exported
 from recall.context import planner
+from recall.context.former import Purpose
 from recall.domain import FallbackReason, RecallRequest
 from veetbot.api_errors import ValidationFailed, problem
 from veetbot.clock import utcnow
@@ -160,6 +161,9 @@ def _refuse_blank_or_future(text: str, field: str, as_of, now) -> None:
 
 class ContextSearchSerializer(serializers.Serializer):
     round = serializers.IntegerField(min_value=1, max_value=2)
+    purpose = serializers.ChoiceField(choices=get_args(Purpose), help_text=(
+        "What the search was for: the turn's message (round one), an unresolved reference, or the entities "
+        "of round one's top results."))
     trace_id = serializers.UUIDField(help_text="That search's own content-free recall trace.")
     channel = serializers.ChoiceField(choices=CHANNELS)
     fallback_reason = serializers.ChoiceField(choices=get_args(FallbackReason))
@@ -197,12 +201,15 @@ class MemoryContextView(OwnerApiView):
         operation_id="memories_context", tags=["memories"],
         summary="Assemble the memory context for one assistant turn.",
         description=(
-            "The server forms the queries from the turn (the current message and whole working-state "
-            "fragments within 512 UTF-8 bytes; completed tasks left out; no model call), runs at most "
+            "The server forms the queries from the turn (the current message; with RECALL_CONTEXT_TASK_QUERY on, "
+            "also whole working-state fragments within 512 UTF-8 bytes, completed tasks left out; no model "
+            "call), runs at most "
             f"{settings.RECALL_CONTEXT_MAX_SEARCHES} searches in at most {settings.RECALL_CONTEXT_MAX_ROUNDS} "
             f"rounds under one {settings.RECALL_CONTEXT_DEADLINE_SECONDS:g} s deadline and one shared item/token "
-            "allowance — the second round targets what the first did not find (unresolved references, the "
-            "subjects of its top results) — and renders one cited context. A stopped round or a full "
+            "allowance — the second round targets what the first did not find (the turn's unresolved "
+            "references, the caller's first and then the references its message makes, such as \"my sister\"; "
+            "the entities of the first round's top results), its best new finds taking the places of the "
+            "first round's lowest-ranked items — and renders one cited context. A stopped round or a full "
             "allowance ends the context with a [limitation] notice. Filters hold for every search."),
         request=MemoryContext,
         responses={200: ContextResultSerializer, **schema.READ_ERRORS},

@@ -3,27 +3,28 @@
 under one deadline (``RECALL_CONTEXT_DEADLINE_SECONDS``) and one shared allowance of items
 and tokens (the request's, at most the search defaults), rendered once.
 
-Round one is the task-context query. Round two first searches the entities of round one's
-top results (``former.entity_feedback``): the same query, so the same query vector and
-round one's semantic list (``retriever.recall``'s ``semantic_from``), with more structured
-evidence; its order leads the merge, round one's other finds follow it, so
-it reorders what round one found and never loses it. It runs whenever the deadline allows,
-even with the allowance full, since reordering is its point. The former's other
-missing-evidence queries (unresolved references, top subjects) then run only while the
-deadline and the allowance leave room, one search each. (Holding part
-of the allowance back for round two was measured on the diagnostic's development split and
-removed: round one's ranks 16-20 held more required evidence than round two's finds.) Every search
-is an ordinary recall (surface ``context``, its own content-free trace) with the turn's
-ceiling, instant and hard filters; their items are merged — the entity search's, then
-round one's, then the rest first-found first — duplicates dropped, and rendered together
-within the allowance. A search is never cut short, so the
-deadline is checked before each one: a search that would start past it is not run.
+Round one (the base) is the turn's query. Round two (the delta) targets what round one did
+not find (``former.second_round``): the turn's unresolved references, then the entities of
+round one's top results (round one's query again, so its semantic list is reused:
+``retriever.recall``'s ``semantic_from``). Each round-two search adds the new items among
+its first ``RECALL_CONTEXT_DELTA_ITEMS`` to the context in place of round one's
+lowest-ranked items — round two together at most half of the item allowance, so round one
+always keeps the other half: round one's tail is where its order is least sure, and a
+search aimed at a named gap ("my male sibling") ranks its answer where the whole question
+did not. Measured on the diagnostic's development split (README, "Recall quality"): more
+required evidence rendered than round one alone, or than a round two that leads the order
+or only fills room the relevance floor left.
+
+Every search is an ordinary recall (surface ``context``, its own content-free trace) with
+the turn's ceiling, instant and hard filters. A search is never cut short, so the deadline
+is checked before each one: a search that would start past it is not run.
 
 When the deadline or the allowance stops planned work — or the allowance leaves found items
 out — the context ends with an explicit limitation notice, so the assistant knows memory
 may hold more. Correction notices (``corrections``) follow it whatever the allowance: a
-found original whose statement the owner corrected is never silently left out. The trace returned with the context holds counts, channels, trace IDs and
-times only: never a query or a memory's text.
+found original whose statement the owner corrected is never silently left out. The trace
+returned with the context holds counts, channels, trace IDs and times only: never a query
+or a memory's text.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from django.conf import settings
 
 from recall import retriever
 from recall.context import corrections
-from recall.context.former import ContextNeed, entity_feedback, first_query, second_round
+from recall.context.former import ContextNeed, Purpose, first_query, second_round
 from recall.domain import RecallItem, RecallRequest, RecallResult
 from recall.render import render
 from veetbot.identity import Principal
@@ -53,6 +54,7 @@ LIMITATION = {
 @dataclass(frozen=True)
 class SearchTrace:
     round: int
+    purpose: Purpose  # message (round one), reference, entities
     trace_id: Optional[UUID]
     channel: str
     fallback_reason: str
@@ -87,53 +89,47 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     started = monotonic()
     deadline_s = float(settings.RECALL_CONTEXT_DEADLINE_SECONDS)
     ceiling = int(settings.RECALL_CONTEXT_MAX_SEARCHES)
-    found: dict[UUID, RecallItem] = {}
     ranked: list[UUID] = []  # every search's permitted ranked originals, for correction notices
     candidates: list[UUID] = []
     traces: list[SearchTrace] = []
+    merged = ContextOrder(max_items=max_items)
     stopped: Stop = ""
-    planned = 1
 
-    def search(query: str, round_: int, *, lead: bool = False, semantic_from=None, **extra) -> RecallResult:
-        """Run one search; ``lead``: its items go before everything found so far."""
-        nonlocal found
+    def search(query: str, round_: int, purpose: Purpose, entity_ids: tuple[str, ...],
+               semantic_from=None) -> RecallResult:
         began = monotonic()
-        request = RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens, **filters, **extra)
+        request = RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens, entity_ids=entity_ids,
+                                **filters)
         result = retriever.recall(principal=principal, surface="context", now=now, encoder=encoder,
                                   request=request, semantic_from=semantic_from)
         ranked.extend(result.stages.ranked_ids)
         candidates.extend(result.stages.candidate_ids)
-        new = [item for item in result.items if item.id not in found]
-        if lead:
-            found = {**{item.id: item for item in result.items}, **found}
-        else:
-            found.update((item.id, item) for item in new)
-        traces.append(SearchTrace(round=round_, trace_id=result.trace_id, channel=result.channel,
+        traces.append(SearchTrace(round=round_, purpose=purpose, trace_id=result.trace_id, channel=result.channel,
                                   fallback_reason=result.fallback_reason, returned=len(result.items),
-                                  new=len(new), elapsed_ms=(monotonic() - began) * 1000.0))
+                                  new=merged.new_count(result.items), elapsed_ms=(monotonic() - began) * 1000.0))
         return result
 
     query = first_query(need)
-    first = search(query, 1, entity_ids=tuple(need.active_entities))
-    rounds = 1
+    first = search(query, 1, "message", tuple(need.active_entities))
+    merged.base(first.items)
+    planned, rounds = 1, 1
     if int(settings.RECALL_CONTEXT_MAX_ROUNDS) >= 2 and ceiling > 1:
-        feedback = entity_feedback(need, first.items, query=query)
-        queries = second_round(need, first.items, asked=[first.query], room=ceiling - 1 - (feedback is not None))
-        planned += len(queries) + (feedback is not None)
-        # The entity search repeats round one's query: round one's semantic list is reused.
-        plan = [(feedback.query, {"lead": True, "entity_ids": feedback.entity_ids,
-                                  "semantic_from": first.semantic_list})] if feedback else []
-        for text, extra in [*plan, *((q, {}) for q in queries)]:
+        plan = second_round(need, first.items, query=query, room=ceiling - 1)
+        planned += len(plan)
+        for step in plan:
             if monotonic() - started >= deadline_s:
                 stopped = "deadline"
                 break
-            if not extra and _full(found, max_items=max_items, max_tokens=max_tokens):
+            if not merged.has_room():
                 stopped = "allowance"
                 break
-            search(text, 2, **extra)
+            # The entity search repeats round one's query: round one's semantic list is reused.
+            reused = first.semantic_list if step.query == query else None
+            result = search(step.query, 2, step.purpose, step.entity_ids, semantic_from=reused)
+            merged.add(result.items)
             rounds = 2
-    rendered = _render(found, max_items=max_items, max_tokens=max_tokens)
-    if not stopped and _left_out(found, rendered.items):
+    rendered = merged.render(max_tokens=max_tokens)
+    if not stopped and merged.left_out(rendered.items):
         stopped = "allowance"  # found more than the allowance could render
     corrected = corrections.corrections(principal, ranked, now=filters.get("as_of") or now)
     notices = ((LIMITATION[stopped],) if stopped else ()) + corrections.notices(
@@ -146,6 +142,45 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         candidate_ids=tuple(dict.fromkeys(candidates)), ranked_ids=tuple(dict.fromkeys(ranked)))
 
 
+class ContextOrder:
+    """The items of one assembly in context order: round one's (the base), with round two's
+    finds (the delta: the new items among each search's first RECALL_CONTEXT_DELTA_ITEMS,
+    at most ``max_items // 2`` in all) in place of the base's tail."""
+
+    def __init__(self, *, max_items: int) -> None:
+        self.max_items = max_items
+        self.delta_max = max_items // 2
+        self._base: list[RecallItem] = []
+        self._delta: list[RecallItem] = []
+
+    def new_count(self, items) -> int:
+        seen = {i.id for i in (*self._base, *self._delta)}
+        return sum(1 for i in items if i.id not in seen)
+
+    def base(self, items) -> None:
+        self._base = list(items)
+
+    def has_room(self) -> bool:
+        return len(self._delta) < self.delta_max
+
+    def add(self, items) -> None:
+        seen = {i.id for i in (*self._base, *self._delta)}
+        top = [i for i in items[:int(settings.RECALL_CONTEXT_DELTA_ITEMS)] if i.id not in seen]
+        self._delta += top[:self.delta_max - len(self._delta)]
+
+    def ordered(self) -> list[RecallItem]:
+        cut = self.max_items - len(self._delta)
+        return [*self._base[:cut], *self._delta, *self._base[cut:]]
+
+    def render(self, *, max_tokens: int):
+        return render(self.ordered(), max_items=self.max_items, max_tokens=max_tokens, admit=_admit)
+
+    def left_out(self, kept) -> list[RecallItem]:
+        """Found items the allowance left out (not those the repeat rule refused)."""
+        chosen = {k.id for k in kept}
+        return [i for i in self.ordered() if i.id not in chosen and _admit(i, kept)]
+
+
 def _admit(item: RecallItem, kept) -> bool:
     """A summary or connection found by one search may repeat an original another search
     rendered: it is left out, as within one recall (``read_paths`` repeat rule)."""
@@ -153,20 +188,3 @@ def _admit(item: RecallItem, kept) -> bool:
         return True
     atoms = {k.id for k in kept} | {i for k in kept for c in k.clauses for i in c.source_ids}
     return not any(atoms.intersection(c.source_ids) for c in item.clauses)
-
-
-def _render(found: dict, *, max_items: int, max_tokens: int):
-    return render(found.values(), max_items=max_items, max_tokens=max_tokens, admit=_admit)
-
-
-def _full(found: dict, *, max_items: int, max_tokens: int) -> bool:
-    """Whether the items found so far already use the whole allowance: the item count is
-    reached, or some found item no longer fits."""
-    rendered = _render(found, max_items=max_items, max_tokens=max_tokens)
-    return len(rendered.items) >= max_items or bool(_left_out(found, rendered.items))
-
-
-def _left_out(found: dict, kept) -> list[RecallItem]:
-    """Found items the allowance left out (not those the repeat rule refused)."""
-    chosen = {k.id for k in kept}
-    return [i for i in found.values() if i.id not in chosen and _admit(i, kept)]

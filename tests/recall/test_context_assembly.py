@@ -1,8 +1,9 @@
 """Automatic context assembly: the task-context former (the message alone by default; with
 the task-context query on, whole fragments within 512 UTF-8 bytes, completed tasks left
-out, the baseline for an oversized message; second-round searches only from the turn and
-the owner's own entities and subjects), the planner (at most 4 searches
-in 2 rounds, one deadline, one shared allowance, explicit limitation notices, filters in
+out, the baseline for an oversized message; second-round searches only from the turn's
+references — the caller's and the message's own — and the owner's own entities), the
+planner (at most 4 searches in 2 rounds, one deadline, one shared allowance in which round
+two's best finds take round one's lowest places, explicit limitation notices, filters in
 every search), POST /v1/memories/context and ``recall --context``."""
 from __future__ import annotations
 
@@ -71,12 +72,37 @@ def test_an_oversized_message_keeps_the_baseline_single_query(task_query):
     assert query == message.strip()
 
 
-def test_second_round_queries_come_from_the_turn_and_the_owners_subjects_only():
-    need = ContextNeed(current_message="Send it to her.", unresolved_references=("her sister", "that parcel"))
-    top = [item("sister's home"), item("sister's home"), item("parcel tracking"), item("ignored fourth")]
-    queries = former.second_round(need, top, asked=["Send it to her. her sister that parcel"], room=3)
-    assert queries == ["her sister", "that parcel", "sister's home"]  # room 3, no repeats, nothing invented
-    assert former.second_round(need, top, asked=["her sister"], room=1) == ["that parcel"]
+@pytest.mark.parametrize("message, references", [
+    ("What does my male sibling do for a living?", ["my male sibling"]),
+    ("Where does my dad's sister live now?", ["my dad's sister"]),  # not the inverted verb "live"
+    ("Which city is my sibling based in?", ["my sibling"]),  # nor "based" after a copula
+    ("What does my brother's daughter do for work?", ["my brother's daughter"]),  # "do" is no part of it
+    ("Where does the person who does my bookkeeping reside?", ["the person who does my bookkeeping"]),
+    ("Which neighbourhood is the lady who tidies my house from?", ["the lady who tidies my house"]),
+    ("Who has my portable burner and my tent?", ["my portable burner", "my tent"]),
+    ("My brother’s wife—what does she like?", ["My brother’s wife"]),
+    # a reference holding everything the message asks about would repeat round one
+    ("What's my job now?", []), ("Where is my passport?", []), ("Who is the one that fixed it?", []),
+    ("How much can I spend on a new mattress?", []), ("my", []), ("?", []),
+])
+def test_the_message_makes_its_own_references(message, references):
+    assert former.message_references(message) == references
+
+
+def test_round_two_searches_the_turns_references_then_the_entities_and_invents_nothing():
+    need = ContextNeed(current_message="What does my male sibling do for a living?",
+                       unresolved_references=("that parcel", "What does my male sibling do for a living?"))
+    top = [item("Joris", entities=("person:joris",)), item("parcel tracking")]
+    plan = former.second_round(need, top, query=need.current_message, room=3)
+    # the caller's reference first; the one repeating round one's query is not searched;
+    # then the message's own; then the entities of round one's top results
+    assert [(s.purpose, s.query) for s in plan] == [
+        ("reference", "that parcel"), ("reference", "my male sibling"),
+        ("entities", "What does my male sibling do for a living?")]
+    assert plan[2].entity_ids == ("person:joris",)
+    assert [s.purpose for s in former.second_round(need, top, query=need.current_message, room=1)] == ["reference"]
+    many = ContextNeed(current_message="hi", unresolved_references=("a", "b", "c", "d"))
+    assert [s.query for s in former.second_round(many, [], query="hi", room=3)] == ["a", "b"]  # REFERENCE_SEARCHES
 
 
 def test_the_entity_search_adds_the_top_results_entities_after_the_turns():
@@ -123,7 +149,7 @@ def assemble(bank, need, *, max_items=20, max_tokens=2000, monotonic=None, **fil
 
 @pytest.fixture
 def sister(bank):
-    """Round one finds where the sister lives; her home's other facts share its subject."""
+    """Round one finds where the sister lives."""
     return {
         "lives": bank.add("Maria, the owner's sister, lives in Porto.", subject="Maria's flat"),
         "door": bank.add("The blue door on Rua Alegre is the one to knock on.", subject="Maria's flat"),
@@ -131,11 +157,12 @@ def sister(bank):
     }
 
 
-def test_the_second_round_finds_what_the_first_missed_by_subject(bank, sister):
+def test_each_search_writes_its_own_content_free_trace(bank, sister):
     result = assemble(bank, ContextNeed(current_message="Where does my sister live?"))
     ids = [i.id for i in result.items]
-    assert ids[0] == sister["lives"] and sister["door"] in ids and sister["noise"] not in ids
-    assert [s.round for s in result.searches] == [1, 2] and result.searches[1].new >= 1
+    assert ids == [sister["lives"]]  # the door shares no word with the turn: keyword recall cannot reach it
+    # round one, then the reference the message makes ("my sister"); no entities to search
+    assert [(s.round, s.purpose) for s in result.searches] == [(1, "message"), (2, "reference")]
     assert result.rounds == 2 and result.stopped == "" and result.notices == ()
     assert result.context.count("[m:") == len(ids) and "[limitation]" not in result.context
     with owner_context(bank.principal):
@@ -159,27 +186,24 @@ def test_the_second_round_finds_facts_about_the_entities_round_one_found(bank, m
     result = assemble(bank, ContextNeed(current_message="Where does my sister live?"))
     ids = [i.id for i in result.items]
     assert ids[0] == maria["lives"] and maria["job"] in ids and maria["noise"] not in ids
-    assert result.searches[1].round == 2 and result.searches[1].new >= 1
+    entities = next(s for s in result.searches if s.purpose == "entities")
+    assert entities.round == 2 and entities.new == 1
 
 
-def test_the_entity_search_runs_with_the_allowance_full_and_says_so(bank, maria):
+def test_with_no_room_for_round_two_it_is_not_run_and_the_context_says_so(bank, maria):
+    # an allowance of one item leaves round two no place (it may take at most half)
     result = assemble(bank, ContextNeed(current_message="Where does my sister live?"), max_items=1)
-    assert [i.id for i in result.items] == [maria["lives"]] and len(result.searches) == 2
+    assert [i.id for i in result.items] == [maria["lives"]] and len(result.searches) == 1
+    assert result.planned == 3 and result.rounds == 1
     assert result.stopped == "allowance" and result.context.endswith(planner.LIMITATION["allowance"])
 
 
-def test_at_most_four_searches_in_two_rounds(bank, sister):
+def test_at_most_four_searches_in_two_rounds(bank, maria):
     need = ContextNeed(current_message="Where does my sister live?",
                        unresolved_references=("the blue door", "Rua Alegre", "Porto", "Maria", "her street"))
     result = assemble(bank, need)
-    assert len(result.searches) == 4 and {s.round for s in result.searches} == {1, 2}
-    assert result.planned == 4
-
-
-def test_a_full_allowance_stops_the_second_round_with_a_notice(bank, sister):
-    result = assemble(bank, ContextNeed(current_message="Where does my sister live?"), max_items=1)
-    assert len(result.items) == 1 and len(result.searches) == 1
-    assert result.stopped == "allowance" and result.context.endswith(planner.LIMITATION["allowance"])
+    assert [s.purpose for s in result.searches] == ["message", "reference", "reference", "entities"]
+    assert {s.round for s in result.searches} == {1, 2} and result.planned == 4
 
 
 def test_the_deadline_stops_planned_searches_with_a_notice(bank, sister):
@@ -293,8 +317,8 @@ def test_the_entity_search_reuses_round_ones_semantic_list(bank, maria, maria_ve
     with CaptureQueriesContext(connection) as captured:
         result = planner.assemble(bank.principal, ContextNeed(current_message=SISTER), filters=FILTERS,
                                   max_items=20, max_tokens=2000, now=NOW, encoder=maria_vectors)
-    # Round one, the entity search, then the subject searches: all but the entity search
-    # search the semantic arm.
+    # Round one, the reference search ("my sister"), then the entity search: all but the
+    # entity search search the semantic arm.
     assert {s.channel for s in result.searches} == {"hybrid"} and len(result.searches) >= 2
     assert semantic_searches(captured) == len(result.searches) - 1
     ids = [i.id for i in result.items]
@@ -337,3 +361,59 @@ def test_a_semantic_list_of_another_instant_is_searched_again(bank, maria, maria
         recall(principal=bank.principal, now=NOW + timedelta(seconds=1), encoder=maria_vectors, surface="eval",
                semantic_from=first.semantic_list, request=RecallRequest(query=SISTER, ceiling="internal"))
     assert semantic_searches(captured) == 1
+
+
+# --- round two's finds take round one's lowest places --------------------------------------
+
+SIBLING = "What does my male sibling do for a living?"
+
+
+def test_a_reference_search_finds_who_the_message_means_and_their_other_facts(bank, semantic_on):
+    """The whole question's vector sits among other people's jobs; only the reference the
+    message makes ("my male sibling") is near the brother, and that search's expansion arm
+    brings his job, which shares his subject. Both take round one's two lowest places."""
+    encoder = MappedEncoder({SIBLING: basis(0), "my male sibling": basis(1)}, default=basis(2))
+    jobs = []
+    for n in range(25):
+        memory_id = bank.add(f"Colleague {n} works as a clerk.", subject=f"colleague {n}")
+        bank.vector(memory_id, blend(0, 10 + n, 0.9 - 0.001 * n), encoder)
+        jobs.append(memory_id)
+    brother = bank.add("Joris Hamer is the owner's brother.", subject="Joris Hamer")
+    bank.vector(brother, blend(1, 3, 0.95), encoder)
+    firefighter = bank.add("Joris Hamer works as a firefighter in Breda.", subject="Joris Hamer")
+    bank.vector(firefighter, away_from(1, blend(0, 4, 0.3)), encoder)  # far from both queries
+
+    alone = bank.recall(SIBLING, encoder=encoder)
+    assert {brother, firefighter}.isdisjoint(i.id for i in alone.items)  # deliberate search misses both
+
+    result = planner.assemble(bank.principal, ContextNeed(current_message=SIBLING), filters=FILTERS,
+                              max_items=20, max_tokens=2000, now=NOW, encoder=encoder)
+    ids = [i.id for i in result.items]
+    assert [s.purpose for s in result.searches] == ["message", "reference"]
+    assert ids[:18] == jobs[:18] and set(ids[18:]) == {brother, firefighter}  # round one's two lowest give way
+    assert result.stopped == "allowance" and result.context.endswith(planner.LIMITATION["allowance"])
+
+
+def away_from(index: int, vector: list[float], cosine: float = -0.2) -> list[float]:
+    """``vector`` turned a little away from ``basis(index)`` (to ``cosine``), still a unit vector."""
+    scale = (1.0 - cosine * cosine) ** 0.5
+    turned = [x * scale for x in vector]
+    turned[index] = cosine
+    return turned
+
+
+def test_round_two_takes_only_each_searchs_own_top_and_at_most_half_the_allowance(settings):
+    settings.RECALL_CONTEXT_DELTA_ITEMS = 5
+    order = planner.ContextOrder(max_items=20)
+    base = [item(f"base {n}") for n in range(20)]
+    order.base(base)
+    first = [base[0], *(item(f"first {n}") for n in range(10))]
+    order.add(first)  # its first five: one already in the context, four new
+    assert order.ordered() == [*base[:16], *first[1:5], *base[16:]]
+    second = [item(f"second {n}") for n in range(10)]
+    order.add(second)
+    assert order.has_room() and order.ordered() == [*base[:11], *first[1:5], *second[:5], *base[11:]]
+    third = [item(f"third {n}") for n in range(10)]
+    order.add(third)  # one more fits: half the allowance is ten
+    assert not order.has_room()
+    assert order.ordered() == [*base[:10], *first[1:5], *second[:5], third[0], *base[10:]]

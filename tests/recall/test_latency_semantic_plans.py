@@ -50,15 +50,16 @@ def _semantic(bank, encoder, query_vector, *, exact: bool, limit: int = 64, excl
     return candidates, plan
 
 
-def _vectors(bank, encoder, count: int, *, start: int, spread: float, rng: random.Random, **fields) -> list:
-    """``count`` originals with vectors scattered around basis(0) (cosine falls with
+def _vectors(bank, encoder, count: int, *, start: int, spread: float, rng: random.Random, centre: int = 0,
+             **fields) -> list:
+    """``count`` originals with vectors scattered around basis(centre) (cosine falls with
     ``spread``); returned nearest first."""
     ids = bank.add_many([dict(statement=f"Item {start + n}.", subject=f"item {start + n}", belief_type="fact", **fields)
                          for n in range(count)])
-    vectors = [clustered(basis(0), spread, rng) for _ in ids]
+    vectors = [clustered(basis(centre), spread, rng) for _ in ids]
     for memory_id, vector in zip(ids, vectors):
         bank.vector(memory_id, vector, encoder)
-    return [i for _, i in sorted(zip((-v[0] for v in vectors), ids))]
+    return [i for _, i in sorted(zip((-v[centre] for v in vectors), ids))]
 
 
 def test_exact_mode_probes_originals_by_id_and_never_joins_every_original(bank, semantic_on):
@@ -79,8 +80,12 @@ def test_index_mode_uses_the_hnsw_index_and_really_sorts_its_relaxed_order(bank,
     """An iterative HNSW scan returns rows in relaxed order while the planner believes them
     ordered by distance: without a real final sort the semantic list came back unsorted."""
     encoder = MappedEncoder()
-    _vectors(bank, encoder, 300, start=0, spread=0.05, rng=random.Random(2))
-    candidates, plan = _semantic(bank, encoder, basis(0), exact=False)
+    # Around a direction no other test uses: the HNSW graph keeps the entries of every
+    # rolled-back test's vectors until a vacuum, and an iterative scan through a crowd of
+    # dead entries near basis(0) stops short of 64 live ones (retriever.recall then searches
+    # exactly; this test reads the index mode alone).
+    _vectors(bank, encoder, 300, start=0, spread=0.05, rng=random.Random(2), centre=301)
+    candidates, plan = _semantic(bank, encoder, basis(301), exact=False)
     assert "memoryvector_embedding_hnsw" in plan, plan
     assert plan.splitlines()[0].startswith("Sort") and "Presorted Key" not in plan, plan
     keys = [(c.signal, -c.store_position, str(c.id)) for c in candidates]
