@@ -2,7 +2,8 @@
 a deliberate search.
 
 ``former`` composes bounded queries from the turn's task context (deterministic, no model
-call, never an invented value); ``planner`` runs them — at most four searches in at most two
+call, never an invented value), with ``references`` finding the people and things the
+message names by role ("my male sibling"); ``planner`` runs them — at most four searches in at most two
 rounds, under one deadline and one shared item/token allowance — through the same retriever
 as deliberate search, and renders one cited context with explicit limitation notices.
 Nothing here writes except the retriever's own content-free traces.

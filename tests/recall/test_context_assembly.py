@@ -17,7 +17,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from recall import sql
-from recall.context import former, planner
+from recall.context import former, planner, references
 from recall.context.former import ContextNeed, WorkingFragment
 from recall.domain import RecallRequest
 from recall.models import RecallTrace
@@ -72,7 +72,7 @@ def test_an_oversized_message_keeps_the_baseline_single_query(task_query):
     assert query == message.strip()
 
 
-@pytest.mark.parametrize("message, references", [
+@pytest.mark.parametrize("message, expected", [
     ("What does my male sibling do for a living?", ["my male sibling"]),
     ("Where does my dad's sister live now?", ["my dad's sister"]),  # not the inverted verb "live"
     ("Which city is my sibling based in?", ["my sibling"]),  # nor "based" after a copula
@@ -85,8 +85,8 @@ def test_an_oversized_message_keeps_the_baseline_single_query(task_query):
     ("What's my job now?", []), ("Where is my passport?", []), ("Who is the one that fixed it?", []),
     ("How much can I spend on a new mattress?", []), ("my", []), ("?", []),
 ])
-def test_the_message_makes_its_own_references(message, references):
-    assert former.message_references(message) == references
+def test_the_message_makes_its_own_references(message, expected):
+    assert references.message_references(message) == expected
 
 
 def test_round_two_searches_the_turns_references_then_the_entities_and_invents_nothing():
