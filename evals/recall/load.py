@@ -20,9 +20,11 @@ For each size N:
    cleared before every call, so each call encodes) and *without* (the same calls with
    vectors encoded beforehand); one untimed warm-up pass first; the statements one recall
    sends per channel are counted; then automatic context assembly (``recall.context``) for a
-   turn made of each query, timed with its query vectors already in the query-vector cache
-   (an untimed assembly of the same turn just before), so encoding is excluded: rounds and
-   searches per assembly are recorded beside its latency;
+   turn made of each query and for ``REFERENCE_TURNS`` more that name someone by role ("Where
+   does my running buddy live now?": round two also searches the reference), each timed with
+   its query vectors already in the query-vector cache (an untimed assembly of the same turn
+   just before), so encoding is excluded: rounds, searches per assembly and searches by
+   purpose are recorded beside its latency;
 4. then, in a second pass (its exact scans read every owner vector and would evict the
    originals from the buffer cache between timed recalls), exact vs HNSW top-20, twice: (a) through the retriever with its search mode forced
    (``RECALL_EXACT_SEARCH_MAX_VECTORS`` overridden in this process only) — but the planner
@@ -86,6 +88,17 @@ QUERY_TEMPLATES = (
     "When did I buy the {appliance}?",
 )
 EXTRA_SLOTS = {"appointment_short": ("dentist appointment", "haircut", "physio session", "eye test", "blood test")}
+# Turns that name someone by role, as the generator's relationship beliefs do ("{person} is
+# the owner's {relation}"): context assembly also searches such a reference on its own, so
+# these turns time its longest assemblies (round one, a reference search, the entity search).
+# Timed for context assembly only, after a turn per query above.
+REFERENCE_TEMPLATES = (
+    "What does my {relation} do for a living?",
+    "Where does my {relation} live now?",
+    "When did I last see my {relation}?",
+    "What did I borrow from my {relation}?",
+)
+REFERENCE_TURNS = 20
 
 
 class CachedEncoder:
@@ -202,14 +215,14 @@ def statements_per_recall(call) -> int:
     return len(sent)
 
 
-def make_queries(count: int, seed: int = LOAD_SEED) -> list[str]:
+def make_queries(count: int, seed: int = LOAD_SEED, templates: Sequence[str] = QUERY_TEMPLATES) -> list[str]:
     from evals.generate_bank import Slots
 
     rng = random.Random(seed)
     queries: list[str] = []
     attempts = 0
     while len(queries) < count and attempts < count * 50:
-        template = QUERY_TEMPLATES[attempts % len(QUERY_TEMPLATES)]
+        template = templates[attempts % len(templates)]
         attempts += 1
         slots = Slots(rng)
         for name, values in EXTRA_SLOTS.items():
@@ -357,8 +370,9 @@ def run(args: argparse.Namespace) -> dict:
         progress.close()
         statements = {channel: statements_per_recall(lambda: timed(principal, queries[0], channel, pre))
                       for channel in ("sparse", "dense", "hybrid")}
-        modes["context"], context_rounds, context_searches = [], [], []
-        for n, query in enumerate(queries):
+        modes["context"], context_rounds, context_searches, purposes = [], [], [], {}
+        turns = queries + make_queries(REFERENCE_TURNS, templates=REFERENCE_TEMPLATES)
+        for n, query in enumerate(turns):
             need = ContextNeed(current_message=query)
             assemble = lambda: planner.assemble(principal, need, filters={"ceiling": CEILING}, max_items=MAX_ITEMS,
                                                 max_tokens=MAX_TOKENS, now=RECALL_NOW, encoder=minilm)  # noqa: E731
@@ -368,7 +382,9 @@ def run(args: argparse.Namespace) -> dict:
             modes["context"].append((time.perf_counter() - t0) * 1000)
             context_rounds.append(assembled.rounds)
             context_searches.append(len(assembled.searches))
-            progress(f"{size} context assembly", n + 1, len(queries))
+            for search in assembled.searches:
+                purposes[search.purpose] = purposes.get(search.purpose, 0) + 1
+            progress(f"{size} context assembly", n + 1, len(turns))
         progress.close()
         # Pass 2, exact vs HNSW.
         for n, query in enumerate(queries):
@@ -406,6 +422,7 @@ def run(args: argparse.Namespace) -> dict:
             "latency_ms": {mode: rpt.latency_stats(values) for mode, values in modes.items()},
             "statements_per_recall": statements,
             "context_assembly": {"two_round_assemblies": sum(1 for r in context_rounds if r == 2),
+                                 "reference_turns": REFERENCE_TURNS, "searches_by_purpose": purposes,
                                  "assemblies": len(context_rounds),
                                  "searches_per_assembly": rpt.latency_stats([float(x) for x in context_searches]),
                                  # the same timings split by how many rounds the assembly ran
