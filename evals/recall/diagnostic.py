@@ -1,7 +1,7 @@
 """Run the recall diagnostic corpus through the real import, backfill and retriever; score stages.
 
 ``python -m evals.recall.diagnostic --noise 1000 --split development|holdout|all
---channels sparse,dense,hybrid,context,context-task --report-dir evals/reports``
+--channels sparse,dense,hybrid,context,context-task,context-sparse --report-dir evals/reports``
 
 1. A fresh scratch owner in the configured database (its ID is printed; it is left in place
    unless ``--erase-after``).
@@ -43,8 +43,10 @@ from evals.recall.scoring import TOP_K, NeedLabel, Observation, need_outcome, sc
 
 # "context": automatic context assembly (recall.context.planner) from the need's task-context
 # form, on the configured channel (hybrid with semantic recall on), scored like a channel;
-# "context-task": the same with ADR-0193's default-off task-context query switched on.
-CONTEXT_ARMS = {"context": False, "context-task": True}  # arm: RECALL_CONTEXT_TASK_QUERY
+# "context-task": the same with ADR-0193's default-off task-context query switched on;
+# "context-sparse": the same keyword-only, as a deployment without semantic recall assembles.
+# arm -> (RECALL_CONTEXT_TASK_QUERY, the channel every search is given; None: the configured)
+CONTEXT_ARMS = {"context": (False, None), "context-task": (True, None), "context-sparse": (False, "sparse")}
 CHANNELS = ("sparse", "dense", "hybrid", *CONTEXT_ARMS)
 SPLITS = ("development", "holdout", "all")
 CEILING = "restricted"
@@ -56,9 +58,10 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser.add_argument("--noise", type=int, default=1000, help="generated distractor memories to add (default 1000)")
     parser.add_argument("--split", choices=SPLITS, default="all")
     parser.add_argument("--channels", default="sparse,dense,hybrid,context",
-                        help="comma-separated subset of sparse,dense,hybrid,context,context-task (context: "
-                             "automatic context assembly from each need's task-context form; "
-                             "context-task: the same with the task-context query on)")
+                        help="comma-separated subset of sparse,dense,hybrid,context,context-task,context-sparse "
+                             "(context: automatic context assembly from each need's task-context form; "
+                             "context-task: the same with the task-context query on; context-sparse: the same "
+                             "keyword-only)")
     parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
     parser.add_argument("--max-items", type=int, default=20)
     parser.add_argument("--max-tokens", type=int, default=2000)
@@ -147,7 +150,7 @@ def run(args: argparse.Namespace) -> dict:
     from recall.context.former import ContextNeed
     from recall.domain import RecallRequest
 
-    semantic = any(c != "sparse" for c in args.channels)
+    semantic = any(c not in ("sparse", "context-sparse") for c in args.channels)
     if semantic:
         rpt.enable_semantic()
     configured_floor = settings.RECALL_RELEVANCE_SIMILARITY_MARGIN
@@ -213,8 +216,10 @@ def run(args: argparse.Namespace) -> dict:
         context_need = ContextNeed(current_message=form["current_message"], task=form.get("task"),
                                    active_entities=tuple(remap_text(e) for e in form.get("active_entities", ())))
         began = time.perf_counter()
-        with override_settings(RECALL_CONTEXT_TASK_QUERY=CONTEXT_ARMS[arm]):
-            result = planner.assemble(principal, context_need, filters={"ceiling": CEILING, "as_of": as_of_of(need)},
+        task_query, channel = CONTEXT_ARMS[arm]
+        filters = {"ceiling": CEILING, "as_of": as_of_of(need), **({"channel": channel} if channel else {})}
+        with override_settings(RECALL_CONTEXT_TASK_QUERY=task_query):
+            result = planner.assemble(principal, context_need, filters=filters,
                                       max_items=args.max_items, max_tokens=args.max_tokens, now=corpus.RECALL_NOW,
                                       encoder=search_encoder)
         elapsed = (time.perf_counter() - began) * 1000
@@ -318,7 +323,9 @@ def run(args: argparse.Namespace) -> dict:
                         "max_rounds": settings.RECALL_CONTEXT_MAX_ROUNDS,
                         "deadline_seconds": settings.RECALL_CONTEXT_DEADLINE_SECONDS,
                         "query_max_bytes": settings.RECALL_CONTEXT_QUERY_MAX_BYTES,
-                        "task_query": CONTEXT_ARMS} if set(CONTEXT_ARMS) & set(args.channels) else None,
+                        "arms": {arm: {"task_query": task_query, "channel": channel or "configured"}
+                                 for arm, (task_query, channel) in CONTEXT_ARMS.items()}}
+            if set(CONTEXT_ARMS) & set(args.channels) else None,
             "semantic_enabled_in_process": bool(settings.AGENT_MEMORY_SEMANTIC_ENABLED),
             "encoder": encoder.tuple.model_dump() | {"space": encoder.tuple.space} if encoder is not None else None,
             "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,

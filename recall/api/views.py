@@ -162,8 +162,8 @@ def _refuse_blank_or_future(text: str, field: str, as_of, now) -> None:
 class ContextSearchSerializer(serializers.Serializer):
     round = serializers.IntegerField(min_value=1, max_value=2)
     purpose = serializers.ChoiceField(choices=get_args(Purpose), help_text=(
-        "What the search was for: the turn's message (round one), an unresolved reference, or the entities "
-        "of round one's top results."))
+        "What the search was for: the turn's message (round one), an unresolved reference, the entities of "
+        "round one's top results, or (keyword-only recall) the subject of one of them."))
     trace_id = serializers.UUIDField(help_text="That search's own content-free recall trace.")
     channel = serializers.ChoiceField(choices=CHANNELS)
     fallback_reason = serializers.ChoiceField(choices=get_args(FallbackReason))

@@ -6,7 +6,8 @@ and tokens (the request's, at most the search defaults), rendered once.
 Round one (the base) is the turn's query. Round two (the delta) targets what round one did
 not find (``former.second_round``): the turn's unresolved references, then the entities of
 round one's top results (round one's query again, so its semantic list is reused:
-``retriever.recall``'s ``semantic_from``). Each round-two search adds the new items among
+``retriever.recall``'s ``semantic_from``), and — when round one ran without the expansion
+arm (keyword-only) — the subjects of its top results. Each round-two search adds the new items among
 its first ``RECALL_CONTEXT_DELTA_ITEMS`` to the context in place of round one's
 lowest-ranked items — round two together at most half of the item allowance, so round one
 always keeps the other half: round one's tail is where its order is least sure, and a
@@ -36,7 +37,7 @@ from uuid import UUID
 
 from django.conf import settings
 
-from recall import retriever
+from recall import expansion, retriever
 from recall.context import corrections
 from recall.context.former import ContextNeed, Purpose, first_query, second_round
 from recall.domain import RecallItem, RecallRequest, RecallResult
@@ -114,7 +115,8 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     merged.base(first.items)
     planned, rounds = 1, 1
     if int(settings.RECALL_CONTEXT_MAX_ROUNDS) >= 2 and ceiling > 1:
-        plan = second_round(need, first.items, query=query, room=ceiling - 1)
+        expanded = first.channel == "hybrid" and expansion.enabled()
+        plan = second_round(need, first.items, query=query, room=ceiling - 1, subjects=not expanded)
         planned += len(plan)
         for step in plan:
             if monotonic() - started >= deadline_s:

@@ -93,16 +93,23 @@ def test_round_two_searches_the_turns_references_then_the_entities_and_invents_n
     need = ContextNeed(current_message="What does my male sibling do for a living?",
                        unresolved_references=("that parcel", "What does my male sibling do for a living?"))
     top = [item("Joris", entities=("person:joris",)), item("parcel tracking")]
-    plan = former.second_round(need, top, query=need.current_message, room=3)
+    plan = former.second_round(need, top, query=need.current_message, room=3, subjects=False)
     # the caller's reference first; the one repeating round one's query is not searched;
     # then the message's own; then the entities of round one's top results
     assert [(s.purpose, s.query) for s in plan] == [
         ("reference", "that parcel"), ("reference", "my male sibling"),
         ("entities", "What does my male sibling do for a living?")]
     assert plan[2].entity_ids == ("person:joris",)
-    assert [s.purpose for s in former.second_round(need, top, query=need.current_message, room=1)] == ["reference"]
+    assert [s.purpose for s in former.second_round(need, top, query=need.current_message, room=1,
+                                                                subjects=False)] == ["reference"]
     many = ContextNeed(current_message="hi", unresolved_references=("a", "b", "c", "d"))
-    assert [s.query for s in former.second_round(many, [], query="hi", room=3)] == ["a", "b"]  # REFERENCE_SEARCHES
+    assert [s.query for s in former.second_round(many, [], query="hi", room=3, subjects=False)] == ["a", "b"]
+    # without an expansion arm in round one, the subjects of its top results follow, each once
+    plain = ContextNeed(current_message="Where do I keep it?")
+    top = [item("Maria's flat"), item("Maria's flat"), item("parcel tracking"), item("fourth")]
+    assert [(s.purpose, s.query) for s in former.second_round(plain, top, query="Where do I keep it?", room=3,
+                                                              subjects=True)] == [
+        ("subject", "Maria's flat"), ("subject", "parcel tracking")]
 
 
 def test_the_entity_search_adds_the_top_results_entities_after_the_turns():
@@ -157,17 +164,22 @@ def sister(bank):
     }
 
 
-def test_each_search_writes_its_own_content_free_trace(bank, sister):
+def test_keyword_only_the_second_round_finds_what_the_first_missed_by_subject(bank, sister):
     result = assemble(bank, ContextNeed(current_message="Where does my sister live?"))
     ids = [i.id for i in result.items]
-    assert ids == [sister["lives"]]  # the door shares no word with the turn: keyword recall cannot reach it
-    # round one, then the reference the message makes ("my sister"); no entities to search
-    assert [(s.round, s.purpose) for s in result.searches] == [(1, "message"), (2, "reference")]
+    # the door shares no word with the turn; keyword recall has no expansion arm, so round
+    # two searches the subject of round one's best result ("Maria's flat")
+    assert ids[0] == sister["lives"] and sister["door"] in ids and sister["noise"] not in ids
+    assert [(s.round, s.purpose) for s in result.searches] == [(1, "message"), (2, "reference"), (2, "subject")]
     assert result.rounds == 2 and result.stopped == "" and result.notices == ()
     assert result.context.count("[m:") == len(ids) and "[limitation]" not in result.context
+
+
+def test_each_search_writes_its_own_content_free_trace(bank, sister):
+    result = assemble(bank, ContextNeed(current_message="Where does my sister live?"))
     with owner_context(bank.principal):
         traces = list(RecallTrace.objects.order_by("created_at").values_list("id", "surface"))
-    assert [t[1] for t in traces] == ["context", "context"]
+    assert [t[1] for t in traces] == ["context"] * len(result.searches)
     assert {s.trace_id for s in result.searches} == {t[0] for t in traces}
 
 
@@ -194,7 +206,7 @@ def test_with_no_room_for_round_two_it_is_not_run_and_the_context_says_so(bank, 
     # an allowance of one item leaves round two no place (it may take at most half)
     result = assemble(bank, ContextNeed(current_message="Where does my sister live?"), max_items=1)
     assert [i.id for i in result.items] == [maria["lives"]] and len(result.searches) == 1
-    assert result.planned == 3 and result.rounds == 1
+    assert result.planned == 4 and result.rounds == 1  # "my sister", Maria, the subject "family"
     assert result.stopped == "allowance" and result.context.endswith(planner.LIMITATION["allowance"])
 
 
