@@ -288,6 +288,11 @@ def test_the_command_assembles_the_same_context(bank, sister, tmp_path):
     printed = json.loads(out.getvalue())
     assert set(printed) == {"context", "tokens", "items", "notices", "trace"}
     assert printed["items"][0]["id"] == str(sister["lives"]) and printed["trace"]["rounds"] == 2
+    assert [t["purpose"] for t in printed["trace"]["searches"]] == ["message", "reference", "subject"]
+    out = StringIO()
+    call_command("recall", "--context", str(turn), "--owner", f"{bank.principal.tenant_id}/{bank.principal.principal_id}",
+                 "--ceiling", "internal", stdout=out)
+    assert out.getvalue().rstrip().endswith("3 of 3 planned searches (message, reference, subject) in 2 round(s)")
 
 
 def test_the_command_refuses_a_bad_turn_or_allowance(bank, tmp_path):

@@ -196,8 +196,9 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(context_json(result)))
             return
         self.stdout.write(result.context or "(nothing recalled)")
+        purposes = ", ".join(t.purpose for t in result.searches)
         self.stdout.write(f"-- {len(result.items)} items, {result.tokens} tokens, {len(result.searches)} of "
-                          f"{result.planned} planned searches in {result.rounds} round(s)"
+                          f"{result.planned} planned searches ({purposes}) in {result.rounds} round(s)"
                           + (f", stopped: {result.stopped}" if result.stopped else ""))
 
 
@@ -221,7 +222,8 @@ def context_json(result) -> dict[str, Any]:
         "notices": list(result.notices),
         "trace": {"rounds": result.rounds, "planned": result.planned, "stopped": result.stopped,
                   "deadline_ms": result.deadline_ms, "elapsed_ms": result.elapsed_ms,
-                  "searches": [{"round": t.round, "trace_id": str(t.trace_id), "channel": t.channel,
+                  "searches": [{"round": t.round, "purpose": t.purpose, "trace_id": str(t.trace_id),
+                                "channel": t.channel,
                                 "fallback_reason": t.fallback_reason, "returned": t.returned, "new": t.new,
                                 "elapsed_ms": t.elapsed_ms} for t in result.searches]},
     }
