@@ -7,8 +7,8 @@ Round one (the base) is the turn's query. Round two (the delta) targets what rou
 not find (``former.second_round``): the turn's unresolved references, then the entities of
 round one's top results (round one's query again, so its semantic list is reused:
 ``retriever.recall``'s ``semantic_from``), and — when round one ran without the expansion
-arm (keyword-only) — the subjects of its top results. Each round-two search adds the new items among
-its first ``RECALL_CONTEXT_DELTA_ITEMS`` to the context in place of round one's
+arm (keyword-only) — the subjects of its top results. Each round-two search adds the new
+items among its first ``RECALL_CONTEXT_DELTA_ITEMS`` to the context in place of round one's
 lowest-ranked items — round two together at most half of the item allowance, so round one
 always keeps the other half: round one's tail is where its order is least sure, and a
 search aimed at a named gap ("my male sibling") ranks its answer where the whole question
@@ -55,7 +55,7 @@ LIMITATION = {
 @dataclass(frozen=True)
 class SearchTrace:
     round: int
-    purpose: Purpose  # message (round one), reference, entities
+    purpose: Purpose  # message (round one), reference, entities, subject
     trace_id: Optional[UUID]
     channel: str
     fallback_reason: str
