@@ -114,6 +114,13 @@ def test_an_owner_imports_reviews_searches_undoes_and_erases_with_every_feature_
     assert {s["channel"] for s in assembled["trace"]["searches"]} == {"hybrid"}
     in_context = [item for item in assembled["items"] if item["id"] in bank.ids["celsius"]]
     assert len(in_context) == 1 and f"[m:{in_context[0]['id']}]" in assembled["context"]
+    # A turn that names someone by role: round two searches the reference on its own.
+    turn = api.post("/v1/memories/context", token, {"current_message": "Where does my sister live these days?",
+                                                     "ceiling": "restricted"})
+    assert turn.status_code == 200, turn.text
+    searches = turn.json()["trace"]["searches"]
+    assert [s["purpose"] for s in searches][:2] == ["message", "reference"] and {s["round"] for s in searches} == {1, 2}
+    assert bank.ids["sister"][0] in {item["id"] for item in turn.json()["items"]}
 
     # Ask your memory in the browser: the same recall, the merged pair marked as such.
     page.click('nav a:has-text("Ask your memory")')
