@@ -142,6 +142,7 @@ class RecallStages(Value):
     suppressed_ids: tuple[UUID, ...] = ()
     summary_ids: tuple[UUID, ...] = ()
     semantic_search: SemanticSearch = ""  # how the semantic arm searched
+    expanded: bool = False  # whether the expansion arm (same-subject/entity siblings) ran
 
 
 class SemanticList(Value):

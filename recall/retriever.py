@@ -227,6 +227,7 @@ def recall(
             suppressed_ids=tuple(offer.suppressed_ids) if offer is not None else (),
             summary_ids=tuple(offer.summary_ids) if offer is not None else (),
             semantic_search=semantic_search,
+            expanded="expansion" in lists,
         )
         trace_id = trace_write(principal=principal, now=now, facts=TraceFacts(
             surface=surface, policy=policy.tags(

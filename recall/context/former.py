@@ -9,8 +9,8 @@ UTF-8 bytes (a fragment is never cut; one that does not fit is left out and the 
 tried). A current message already over the bound keeps the baseline. Active entities go to
 the structured arm as entity IDs, not into the text.
 
-Round two targets what round one did not find, in this order (both kinds of search add
-their best new finds in place of round one's lowest-ranked items: ``planner``):
+Round two targets what round one did not find, in this order (each search adds its best
+new finds in place of round one's lowest-ranked items: ``planner``):
 
 1. the turn's unresolved references, each searched on its own: the caller's first, then
    those the current message makes (``references.message_references``) — a possessive
@@ -22,8 +22,7 @@ their best new finds in place of round one's lowest-ranked items: ``planner``):
    whole of what the message asks about ("What's my job now?") is not searched again;
 2. the entities of round one's top results: round one's query again, its structured arm
    now also matching those entity IDs (the people and things the best evidence is about,
-   whose other facts the words of the query may not reach).
-
+   whose other facts the words of the query may not reach);
 3. only when round one ran without the expansion arm (keyword-only recall, or dense): the
    subjects of round one's top results, whose siblings share a subject. In hybrid recall
    the expansion arm already brings those siblings inside every search. Measured on the
@@ -137,7 +136,7 @@ def second_round(need: ContextNeed, top: Sequence[RecallItem], *, query: str, ro
             planned.append(Search(query=text, purpose=purpose))
 
     for text in (*need.unresolved_references, *message_references(need.current_message)):
-        if sum(1 for s in planned if s.purpose == "reference") < REFERENCE_SEARCHES:
+        if len(planned) < REFERENCE_SEARCHES:  # only references are planned so far
             plan(text, "reference")
     feedback = entity_feedback(need, top, query=query)
     if feedback is not None:

@@ -37,7 +37,7 @@ from uuid import UUID
 
 from django.conf import settings
 
-from recall import expansion, retriever
+from recall import retriever
 from recall.context import corrections
 from recall.context.former import ContextNeed, Purpose, first_query, second_round
 from recall.domain import RecallItem, RecallRequest, RecallResult
@@ -115,8 +115,9 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
     merged.base(first.items)
     planned, rounds = 1, 1
     if int(settings.RECALL_CONTEXT_MAX_ROUNDS) >= 2 and ceiling > 1:
-        expanded = first.channel == "hybrid" and expansion.enabled()
-        plan = second_round(need, first.items, query=query, room=ceiling - 1, subjects=not expanded)
+        # Without round one's expansion arm, round two also searches its top results' subjects.
+        plan = second_round(need, first.items, query=query, room=ceiling - 1,
+                            subjects=not first.stages.expanded)
         planned += len(plan)
         for step in plan:
             if monotonic() - started >= deadline_s:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -222,8 +223,5 @@ def context_json(result) -> dict[str, Any]:
         "notices": list(result.notices),
         "trace": {"rounds": result.rounds, "planned": result.planned, "stopped": result.stopped,
                   "deadline_ms": result.deadline_ms, "elapsed_ms": result.elapsed_ms,
-                  "searches": [{"round": t.round, "purpose": t.purpose, "trace_id": str(t.trace_id),
-                                "channel": t.channel,
-                                "fallback_reason": t.fallback_reason, "returned": t.returned, "new": t.new,
-                                "elapsed_ms": t.elapsed_ms} for t in result.searches]},
+                  "searches": [{**asdict(t), "trace_id": str(t.trace_id)} for t in result.searches]},
     }
