@@ -98,7 +98,7 @@ def citation(memory_id: UUID) -> str:
     return f"[m:{memory_id}]"
 
 
-# A recalled summary's line: the heading of reconsolidation.rules.summaries.HEADING, then one
+# A recalled summary's line: the heading of reconsolidation.providers.rules.summaries.HEADING, then one
 # "- " bullet per clause, each closed by citations of the originals it repeats.
 SUMMARY_HEADING = "Summary of related memories:"
 SUMMARY_BULLET = "- "

@@ -1,5 +1,5 @@
 """Rows of reconsolidation. No business rules here beyond field constraints: writes live in
-``reconsolidation.pipeline.store`` and the modules it composes.
+``reconsolidation.store`` and the modules it composes.
 
 Every table is owner-scoped (``tenant_id``, ``principal_id``) with forced row-level
 security, and every reference to another owner row is an owner-bound composite foreign

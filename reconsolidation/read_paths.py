@@ -75,7 +75,7 @@ from django.db import connection
 
 from memory import vocabulary
 from recall.domain import RecallItem, RecallRequest, SummaryClause
-from reconsolidation import mode
+from reconsolidation.evidence import admission
 from reconsolidation.models import ReconsolidationBlock
 from reconsolidation.writers import blocks
 
@@ -118,7 +118,7 @@ _HIDDEN = """(
 )"""
 # An operation committed without owner review (unattended mode leaves the audit event
 # operation_committed; an approval leaves operation_approved) counts only while the
-# unattended evidence verifies now (reconsolidation.mode.unattended_admitted).
+# unattended evidence verifies now (reconsolidation.admission.unattended_admitted).
 _REVIEWED_OR_ADMITTED = """(%(unattended_admitted)s OR NOT EXISTS (
     SELECT 1 FROM reconsolidation_reconsolidationaudit u
     WHERE u.operation_id = o.id AND u.event = 'operation_committed'))"""
@@ -377,7 +377,7 @@ def reconsolidate(
         return None
     ranked = list(ranked[: RECON_RECALL_MAX_CANDIDATE_IDS])
     ids = [r.id for r in ranked]
-    params = {**params, "unattended_admitted": mode.unattended_admitted()}
+    params = {**params, "unattended_admitted": admission.unattended_admitted()}
     scores = {r.id: r.score for r in ranked}
     merges = merge_sets(params, ids) if ids else {}
     missing = sorted({m.canonical_id for m in merges.values()} - rows.keys(), key=str)

@@ -1,4 +1,4 @@
-"""Celery tasks of reconsolidation: thin wrappers over ``reconsolidation.pipeline.driver``.
+"""Celery tasks of reconsolidation: thin wrappers over ``reconsolidation.driver``.
 
 Beat runs ``dream_due_all`` every ``RECON_DREAM_INTERVAL_SECONDS`` when a broker is
 configured. It fans out one ``dream_owner`` task per owner (``memory.services.sweeps.owners``,
@@ -23,8 +23,8 @@ from django.core.exceptions import ImproperlyConfigured
 
 from memory.services.sweeps import owners
 from reconsolidation import mode
-from reconsolidation.pipeline import driver
-from reconsolidation.pipeline.leases import processing_enabled
+from reconsolidation import driver
+from reconsolidation.leases import processing_enabled
 from veetbot.identity import Principal
 
 

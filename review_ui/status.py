@@ -24,8 +24,8 @@ from reconsolidation import bounds as recon_bounds
 from reconsolidation import mode
 from reconsolidation.domain import Coverage
 from reconsolidation.owner import pause
-from reconsolidation.pipeline.inventory import coverage
-from reconsolidation.pipeline.leases import processing_enabled
+from reconsolidation.inventory.slices import coverage
+from reconsolidation.leases import processing_enabled
 from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationJob, ReconsolidationOperation, ReconsolidationSpendDay,
 )

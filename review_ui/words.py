@@ -32,7 +32,7 @@ STATE_PHRASE = {
 }
 REASON = {
     "equivalence_key": "the statements match word for word, with the same subject, type, scope and attribution",
-    # Local paraphrase merges (reconsolidation.rules.paraphrase): what matched; every guard was checked.
+    # Local paraphrase merges (reconsolidation.providers.rules.paraphrase): what matched; every guard was checked.
     "paraphrase_reordered": (
         "the same words in another order: same attribution, scope, polarity, type, sensitivity and authority;"
         " identical numbers, dates, times, days, frequencies and names; no difference in negation, modality,"

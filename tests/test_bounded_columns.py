@@ -47,9 +47,9 @@ from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationGroup, ReconsolidationJob, ReconsolidationOperation,
 )
 from reconsolidation.owner import derived, receipts as recon_receipts
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.store import ReconsolidationStore
 from reconsolidation.rows import audit
-from reconsolidation.rules import summaries
+from reconsolidation.providers.rules import summaries
 from tests.factories import T0, make_owner
 from tests.recall.helpers import Bank, basis
 from tests.reconsolidation.helpers import original, proposal

@@ -155,7 +155,7 @@ def backlog_size(principal) -> int:
 
 def measure(principal, expected: list[frozenset], memories: int, *, max_slices: int, progress) -> dict:
     """Slices until every set is planned and the scan is complete (or ``max_slices``)."""
-    from reconsolidation.pipeline.store import ReconsolidationStore
+    from reconsolidation.store import ReconsolidationStore
 
     store, now, wanted = ReconsolidationStore(), NOW, set(expected)
     durations, statements, planned, backlog, full = [], [], [], [], []

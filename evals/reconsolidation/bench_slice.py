@@ -1,6 +1,6 @@
 """Slice benchmark: ``python -m evals.reconsolidation.bench_slice [--memories 100000]``.
 
-Measures the whole leased slice (``reconsolidation.pipeline.driver.run_slice``: claim, plan,
+Measures the whole leased slice (``reconsolidation.driver.run_slice``: claim, plan,
 neighbour lookups, checkpoint, group claims and outcomes, release) at N memories for one
 owner. Two processors:
 
@@ -90,7 +90,7 @@ class TimedStore:
               "release")
 
     def __init__(self, store) -> None:
-        from reconsolidation.pipeline import grouping
+        from reconsolidation import grouping
 
         self.spent: dict[str, float] = {}
         self._grouping, self._select = grouping, grouping.select_groups
@@ -190,7 +190,7 @@ def timed_slice(principal, store, now, durations: list, statements: list, proces
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
-    from reconsolidation.pipeline import driver
+    from reconsolidation import driver
 
     reset_queries()  # the query log is a bounded deque: start each slice's count from empty
     with CaptureQueriesContext(connection) as captured:
@@ -227,8 +227,8 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
             processor: str = "none") -> dict:
     """Slices until the generation's scan is complete (``processor`` none) or the job is
     idle (rules, scripted), or ``max_slices``; every sample kept."""
-    from reconsolidation.pipeline import driver
-    from reconsolidation.pipeline.store import ReconsolidationStore
+    from reconsolidation import driver
+    from reconsolidation.store import ReconsolidationStore
     from tests.reconsolidation.bulk import bulk_touch
 
     store, now = ReconsolidationStore(), NOW

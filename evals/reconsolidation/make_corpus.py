@@ -1,4 +1,4 @@
-"""Build ``evals/capability/memory-reconsolidation.v1.json``: the frozen reconsolidation corpus.
+"""Build ``reconsolidation/evidence/corpus/memory-reconsolidation.v1.json``: the frozen reconsolidation corpus.
 
 The yardstick for memory reconsolidation ("dreaming") is frozen here *before* any tuning of the
 system it measures. Every case is a small, self-contained memory bank in the memory-bank@1
@@ -28,7 +28,7 @@ Labelling conventions (also written into the corpus's "conventions" object):
 
 IDs are ``uuid5`` names under a fixed namespace keyed by the case ID, clocks advance by a fixed
 gap cycle, and there is no randomness, so the output is byte-identical on every run. The bytes
-are pinned by evals/capability/memory-reconsolidation.manifest.json; changing any byte needs a
+are pinned by reconsolidation/evidence/corpus/memory-reconsolidation.manifest.json; changing any byte needs a
 new corpus version and a new manifest, never an edit of v1.
 
 Version v2 (``memory-reconsolidation.v2.json``, its own manifest) re-dates only the sessions that
@@ -49,15 +49,15 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Callable
 
-from evals.reconsolidation.f1 import answer_tokens
+from reconsolidation.evidence.f1 import answer_tokens
 
 VERSION = "memory-reconsolidation.v1"
 FORMAT = "memory-bank@1"
 ROOT = Path(__file__).resolve().parents[2]
-OUTPUT = ROOT / "evals" / "capability" / "memory-reconsolidation.v1.json"
+OUTPUT = ROOT / "reconsolidation" / "evidence" / "corpus" / "memory-reconsolidation.v1.json"
 # v2 fixes only the hypothesis clocks (see V2_SESSION_DAYS); v1 stays byte-identical and frozen.
 VERSION_V2 = "memory-reconsolidation.v2"
-OUTPUT_V2 = ROOT / "evals" / "capability" / "memory-reconsolidation.v2.json"
+OUTPUT_V2 = ROOT / "reconsolidation" / "evidence" / "corpus" / "memory-reconsolidation.v2.json"
 VERSIONS = {"v1": (VERSION, OUTPUT), "v2": (VERSION_V2, OUTPUT_V2)}
 
 # The fixed clock of every arm: lifecycle labels (survivors, live attributed claims) hold here.

@@ -1,6 +1,6 @@
 """A paraphrase bank no tuning has seen, and its scorer (``python -m evals.reconsolidation.paraphrase_bank``).
 
-Written once, after the guards of ``reconsolidation.rules.paraphrase`` were tuned on the
+Written once, after the guards of ``reconsolidation.providers.rules.paraphrase`` were tuned on the
 development split of the reconsolidation corpus, and frozen before its first run: its
 figures are reported as measured, never tuned on. Two parts:
 
@@ -118,7 +118,7 @@ LOOKALIKES = [
 
 
 def _view(statement: str, sequence: int, subject: str, **fields):
-    from reconsolidation.pipeline.sources import SourceView
+    from reconsolidation.sources import SourceView
 
     values = dict(memory_id=uuid.uuid5(uuid.NAMESPACE_URL, f"{VERSION}:{sequence}:{statement}"), content_revision=1,
                   creation_sequence=sequence, statement=statement, subject=subject, belief_type="fact",
@@ -166,7 +166,7 @@ def _components(merges: list[list[str]]) -> list[frozenset]:
 
 
 def score() -> dict:
-    from reconsolidation.providers import rules
+    from reconsolidation.providers.rules import provider as rules
 
     covered = total = false_pairs = correct_pairs = 0
     per_case = []

@@ -35,7 +35,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from evals.reconsolidation import case_inputs, scorer
+from evals.reconsolidation import case_inputs
+from reconsolidation.evidence import pins, scorer
+from reconsolidation.evidence.pins import Configuration, sha256_file
 
 # @2: imports follow the by-stage layout; measures as @1. @3: a slice's groups reach the
 # scripted/openai provider as one batch (one proposal, one verification per slice).
@@ -43,24 +45,16 @@ from evals.reconsolidation import case_inputs, scorer
 # fixed clock, through the reconsolidation read path: merge suppression, summaries and
 # connections render), where @1-@3 recalled with as_of, which turned that read path off, so
 # every arm rendered the same evidence; the report keeps every observation and the input
-# manifest (evals.reconsolidation.evidence) so admission can recompute it.
+# manifest (reconsolidation.evidence.verify) so admission can recompute it.
 # @5: the production configuration — semantic recall on and every seeded bank embedded with
 # the configured encoder, so grouping's semantic neighbour arm runs and probes recall hybrid
 # (@1-@4 created no vectors: every probe was keyword-only); each observation counts the
 # channels its probes ran on.
-VERSION = "reconsolidation-runner@5"
-REPO = Path(__file__).resolve().parents[2]
-# --corpus: v1 is frozen as published; v2 re-dates hypothesis support into the spec's 30-day
-# hypothesis window (evals/reconsolidation/README.md). Each version has its own manifest.
-CORPORA = {
-    "v1": (REPO / "evals/capability/memory-reconsolidation.v1.json",
-           REPO / "evals/capability/memory-reconsolidation.manifest.json"),
-    "v2": (REPO / "evals/capability/memory-reconsolidation.v2.json",
-           REPO / "evals/capability/memory-reconsolidation.v2.manifest.json"),
-}
-DEFAULT_CORPUS = "v2"
+VERSION = pins.RUNNER_VERSION  # @6: the scorer, F1 and corpus moved into reconsolidation.evidence
+REPO = pins.REPO
+CORPORA, DEFAULT_CORPUS = pins.CORPORA, pins.DEFAULT_CORPUS
 CORPUS_PATH, MANIFEST_PATH = CORPORA[DEFAULT_CORPUS]
-RUNNER_PATH = REPO / "reconsolidation/management/commands/eval_reconsolidation.py"
+RUNNER_PATH = REPO / "evals/reconsolidation/compare.py"
 # The bytes that decide how a run measures (the command, this harness, its answer stage, the
 # scripted responder and the label boundary), pinned together as VERSION in a manifest.
 RUNNER_FILES = (
@@ -69,16 +63,9 @@ RUNNER_FILES = (
 )
 PROVIDERS = ("rules", "scripted", "openai")
 SPLIT_CHOICES = ("development", "holdout", "both")
-RECALL_MAX_ITEMS = 20
-RECALL_MAX_TOKENS = 2000
-RECALL_CEILING = "restricted"  # the owner's own view: every original it may read
-DEFAULT_SPEND_CEILING_USD = Decimal("50")
-# Kinds each arm approves; "original" never dreams.
-ARM_KINDS = {
-    scorer.ORIGINAL_ARM: (),
-    scorer.MERGE_ARM: ("merge_equivalent",),
-    scorer.CONNECTIONS_ARM: ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict"),
-}
+RECALL_MAX_ITEMS, RECALL_MAX_TOKENS, RECALL_CEILING = pins.RECALL_MAX_ITEMS, pins.RECALL_MAX_TOKENS, pins.RECALL_CEILING
+DEFAULT_SPEND_CEILING_USD = pins.DEFAULT_SPEND_CEILING_USD
+ARM_KINDS = pins.ARM_KINDS
 # One sweep ends when a slice reports the generation complete with nothing pending; this
 # bounds a sweep that never settles (it then fails the case rather than hanging the run).
 MAX_SLICES_PER_SWEEP = 200
@@ -87,28 +74,6 @@ LEASE_OWNER = "eval_reconsolidation"
 
 class RunnerError(Exception):
     """A refusal before anything ran (bad arguments, pinned digests that do not match)."""
-
-
-@dataclass
-class Configuration:
-    arms: tuple[str, ...]
-    repeats: int
-    provider: str
-    split: str = "both"
-    case_ids: tuple[str, ...] = ()  # a reduced run (smoke test); empty = every case of the split
-    spend_ceiling_usd: Decimal = DEFAULT_SPEND_CEILING_USD
-    answers: bool = False  # the optional answer stage (evals/reconsolidation/answers.py); off = offline
-    corpus: str = DEFAULT_CORPUS  # a key of CORPORA: which corpus and manifest the run uses
-
-    def as_dict(self) -> dict:
-        return {
-            "arms": list(self.arms), "repeats": self.repeats, "provider": self.provider, "split": self.split,
-            "corpus": self.corpus,
-            "case_ids": list(self.case_ids), "spend_ceiling_usd": str(self.spend_ceiling_usd),
-            "recall": {"max_items": RECALL_MAX_ITEMS, "max_tokens": RECALL_MAX_TOKENS, "ceiling": RECALL_CEILING},
-            "probe_mode": "answers" if self.answers else "rendered_evidence",
-            "approval": {arm: list(ARM_KINDS[arm]) for arm in self.arms},
-        }
 
 
 @dataclass
@@ -121,31 +86,21 @@ class Spend:
         self.reservations += reservations
 
 
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def check_pins(manifest_path: Optional[Path] = None) -> dict:
     """Refuse to run against a corpus, scorer, F1 or (where the manifest pins it) runner whose
-    bytes differ from the manifest (``manifest_path``, default the default corpus's
-    ``MANIFEST_PATH``)."""
+    bytes differ from the manifest (``manifest_path``, default the default corpus's)."""
     manifest_path = manifest_path or MANIFEST_PATH
-    manifest = json.loads(manifest_path.read_text())
-    pins = {}
-    for name in ("corpus", "scorer", "f1"):
-        entry = manifest[name]
-        actual = sha256_file(REPO / entry["path"])
-        if actual != entry["sha256"]:
-            raise RunnerError(f"{entry['path']} does not match its pinned SHA-256 in {manifest_path.name}")
-        pins[name] = {"version": entry["version"], "sha256": actual}
-    pins["manifest"] = {"sha256": sha256_file(manifest_path)}
+    try:
+        current = pins.pinned(manifest_path)
+    except pins.PinsChanged as changed:
+        raise RunnerError(str(changed))
     files = runner_digests()
-    pinned = manifest.get("runner", {}).get("files")
-    if pinned is not None and (pinned != files or manifest["runner"].get("version") != VERSION):
+    pinned = current["runner"]
+    if pinned["pinned"] and (pinned["files"] != files or pinned["version"] != VERSION):
         raise RunnerError(f"the runner's files or version differ from their pins in {manifest_path.name}: "
                           "a changed runner needs a new version and a new manifest")
-    pins["runner"] = {"version": VERSION, "files": files, "pinned": pinned is not None}
-    return pins
+    current["runner"] = {"version": VERSION, "files": files, "pinned": pinned["pinned"]}
+    return current
 
 
 def runner_digests() -> dict[str, str]:
@@ -282,7 +237,7 @@ def _sweep_clocks(instant: datetime, sweeps: int) -> list[datetime]:
 def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Optional[int]) -> int:
     """Approve the arm's pending proposals (oldest first) as the owner; at most ``limit``."""
     from reconsolidation.models import ReconsolidationOperation
-    from reconsolidation.pipeline.store import ReconsolidationStore
+    from reconsolidation.store import ReconsolidationStore
     from veetbot.rls import owner_context
 
     store = ReconsolidationStore(clock=lambda: now)
@@ -311,8 +266,8 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, p
 
     The clock is fixed (``monotonic`` frozen): every slice of a sweep starts at that sweep's
     instant, so a run is reproducible and no slice deadline depends on machine load."""
-    from reconsolidation.pipeline import driver
-    from reconsolidation.pipeline.store import ReconsolidationStore
+    from reconsolidation import driver
+    from reconsolidation.store import ReconsolidationStore
 
     restart_after = protocol.get("restart_after_operations")
     for number, now in enumerate(_sweep_clocks(instant, int(protocol.get("sweeps", 1))), start=1):
@@ -465,7 +420,7 @@ def _answer_stage(config: Configuration, spend: Spend):
 
 def _scored(corpus: dict, cases: list[dict], observations: list[dict]) -> dict:
     subset = {**corpus, "cases": cases}
-    from evals.reconsolidation.evidence import BOOKKEEPING_KEYS
+    from reconsolidation.evidence.verify import BOOKKEEPING_KEYS
 
     clean = [{k: v for k, v in o.items() if k not in BOOKKEEPING_KEYS} for o in observations]
     return scorer.score(subset, clean)
@@ -582,7 +537,7 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
     gate_results = {name: value for name, value in scorer.gates(arms).items() if name.split("/")[0] in splits}
     from django.conf import settings
 
-    from evals.reconsolidation.evidence import code_manifest
+    from reconsolidation.evidence.verify import code_manifest
     return {
         "runner": VERSION,
         "code": {**code, "files": code_manifest()},
@@ -615,7 +570,7 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
 def provider_identity(name: str) -> dict:
     """Model, prompt/schema digests and policy of the provider this run used: what the
     unattended-mode evidence gate (``reconsolidation.mode``) compares with a deployment."""
-    from reconsolidation import mode
+    from reconsolidation.evidence import admission
 
     if name == "rules":
         model = "rules@1"
@@ -624,7 +579,7 @@ def provider_identity(name: str) -> dict:
     else:
         from django.conf import settings
         model = settings.VEETBOT_OPENAI_MODEL
-    return mode.provider_identity(name, model)
+    return admission.provider_identity(name, model)
 
 
 def _pct(value: Any) -> str:

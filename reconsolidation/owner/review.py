@@ -21,7 +21,7 @@ from reconsolidation.errors import Conflict, NotFound, StaleInputs
 from reconsolidation.models import ReconsolidationOperation
 from reconsolidation.owner import receipts
 from reconsolidation.rows import audit, operation_view
-from reconsolidation.pipeline.sources import current_sources
+from reconsolidation.sources import current_sources
 from reconsolidation.writers import apply, blocks
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal

@@ -23,7 +23,7 @@ from reconsolidation.models import ReconsolidationMember, ReconsolidationOperati
 from reconsolidation.owner import receipts
 from reconsolidation.owner.review import _inputs
 from reconsolidation.rows import audit, operation_view
-from reconsolidation.pipeline.sources import current_sources
+from reconsolidation.sources import current_sources
 from reconsolidation.writers import apply, blocks
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal

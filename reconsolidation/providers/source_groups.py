@@ -1,7 +1,7 @@
 """Read claimed groups into the request builder's source values (``SourceGroup``).
 
 Call inside the admission unit of work (``owner_context``, after the owner/People guards).
-Eligibility is the maintenance read's (``reconsolidation.pipeline.sources.current_sources``: lifecycle,
+Eligibility is the maintenance read's (``reconsolidation.sources.current_sources``: lifecycle,
 erasure, expiry, derivation, sensitivity ceiling, scope, revision); an input it cannot
 supply is carried as a content-free reason so the builder defers the group with the right
 finite code. Every part an original cites is read whole with its event kind, speaker,
@@ -19,7 +19,7 @@ from django.db import connection
 from reconsolidation.domain import GroupLease
 from reconsolidation.providers.request import EvidencePart, SourceGroup, SourceMemory
 from reconsolidation.rows import owner_fields
-from reconsolidation.pipeline.sources import current_sources
+from reconsolidation.sources import current_sources
 from veetbot.identity import Principal
 
 CITED_PARTS = """

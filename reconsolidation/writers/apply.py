@@ -38,9 +38,9 @@ from reconsolidation.models import (
     DerivedMemory, ReconsolidationMember, ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, owner_fields
-from reconsolidation.rules import paraphrase, summaries
-from reconsolidation.rules.equivalence import all_equivalent, canonical, normalize
-from reconsolidation.pipeline.sources import SourceView, evidence_events
+from reconsolidation.providers.rules import paraphrase, summaries
+from reconsolidation.providers.rules.equivalence import all_equivalent, canonical, normalize
+from reconsolidation.sources import SourceView, evidence_events
 from reconsolidation.writers import blocks, hypotheses
 from veetbot.identity import Principal
 

@@ -48,8 +48,8 @@ from reconsolidation.domain import ClauseDraft
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
 from reconsolidation.providers.egress import pattern_reason
 from reconsolidation.rows import owner_fields
-from reconsolidation.rules.equivalence import normalize
-from reconsolidation.pipeline.sources import EVIDENCE, SourceView
+from reconsolidation.providers.rules.equivalence import normalize
+from reconsolidation.sources import EVIDENCE, SourceView
 from veetbot.identity import Principal
 
 HEDGES = frozenset({"perhaps", "maybe", "possibly", "might", "may", "could", "likely", "probably", "seems", "seem",

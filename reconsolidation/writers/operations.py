@@ -39,7 +39,7 @@ from reconsolidation.models import (
     ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, locked_group, locked_job, operation_view, owner_fields
-from reconsolidation.pipeline.sources import EVIDENCE, current_sources
+from reconsolidation.sources import EVIDENCE, current_sources
 from reconsolidation.writers import apply, blocks, fences, hypotheses
 from veetbot.clock import require_aware
 from veetbot.identity import Principal

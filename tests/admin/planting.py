@@ -19,8 +19,8 @@ from memory import services
 from memory.domain import MemoryChanges
 from reconsolidation.domain import CallAudit, CallCompletion, Proposal
 from reconsolidation.models import DerivedMemory, ReconsolidationBlock, ReconsolidationMember
-from reconsolidation.pipeline.driver import inventory_slice
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.driver import inventory_slice
+from reconsolidation.store import ReconsolidationStore
 from recall.domain import RecallRequest
 from recall.retriever import recall
 from tests.factories import T0, draft, owner_message

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.test import override_settings
 
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.store import ReconsolidationStore
 from tests.factories import T0
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.work_builders import approve, by_kind, process

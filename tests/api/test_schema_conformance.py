@@ -28,7 +28,7 @@ from django.test import Client, override_settings
 from hypothesis import HealthCheck, Phase, settings
 
 from memory import services
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.store import ReconsolidationStore
 from tests.api.recon_builders import committed_merge, committed_summary, proposed
 from tests.api.schemathesis_semantics import NOT_FUZZED, Fixtures, make_meaningful
 from tests.conftest import ALIASES, truncate_all

@@ -8,10 +8,8 @@ from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from django.core.management import call_command
-from django.core.management.base import CommandError
 
-from evals.reconsolidation import answers, case_inputs, runner
+from evals.reconsolidation import answers, case_inputs, compare, runner
 
 CORPUS = json.loads(runner.CORPUS_PATH.read_text())
 CASE = next(c for c in CORPUS["cases"] if c["split"] == "development")
@@ -164,12 +162,12 @@ def test_unreachable_server_is_connect_failed_and_charges_nothing(chat_server, s
     assert dict(answering.missing) == {"connect_failed": len(CASE["probes"])} and spent.usd == 0
 
 
-def test_unknown_price_refuses_answers_before_anything_runs(db, chat_server, settings, tmp_path):
+def test_unknown_price_refuses_answers_before_anything_runs(db, chat_server, settings, tmp_path, capsys):
     settings.VEETBOT_OPENAI_OUTPUT_USD_PER_MTOK = None
     output = tmp_path / "report.json"
-    with pytest.raises(CommandError, match="--answers: the answer model is not ready \\(price_unknown\\)"):
-        call_command("eval_reconsolidation", "--arms", "original", "--repeats", "1", "--split", "development",
-                     "--cases", CASE["id"], "--answers", "--output", str(output))
+    assert compare.main(["--arms", "original", "--repeats", "1", "--split", "development",
+                         "--cases", CASE["id"], "--answers", "--output", str(output)]) == 2
+    assert "--answers: the answer model is not ready (price_unknown)" in capsys.readouterr().err
     assert chat_server.bodies == [] and not output.exists()
 
 

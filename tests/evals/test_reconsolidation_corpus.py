@@ -1,4 +1,4 @@
-"""The frozen reconsolidation corpus (evals/capability/memory-reconsolidation.v1.json): pinned bytes,
+"""The frozen reconsolidation corpus (reconsolidation/evidence/corpus/memory-reconsolidation.v1.json): pinned bytes,
 split and category coverage, label integrity, importability, per-category traps, and the label
 boundary between the corpus and runtime/provider input."""
 import hashlib
@@ -8,14 +8,15 @@ from datetime import datetime
 
 import pytest
 
-from evals.reconsolidation import case_inputs, f1, make_corpus, scorer
+from evals.reconsolidation import case_inputs, make_corpus
+from reconsolidation.evidence import f1, scorer
 from memory.bank import memory_bank_import
 from memory.bank.parse import Problems, parse_document
 from memory.bank.validate import validate_document
 from tests.conftest import new_principal
 
 ROOT = make_corpus.ROOT
-MANIFEST_PATH = ROOT / "evals" / "capability" / "memory-reconsolidation.manifest.json"
+MANIFEST_PATH = ROOT / "reconsolidation" / "evidence" / "corpus" / "memory-reconsolidation.manifest.json"
 MANIFEST = json.loads(MANIFEST_PATH.read_text())
 CORPUS_BYTES = make_corpus.OUTPUT.read_bytes()
 CORPUS = json.loads(CORPUS_BYTES)
@@ -68,28 +69,28 @@ def all_ids(case: dict) -> list[str]:
 
 def test_the_manifest_pins_the_corpus_bytes_and_version():
     pinned = MANIFEST["corpus"]
-    assert pinned["path"] == "evals/capability/memory-reconsolidation.v1.json"
+    assert pinned["path"] == "reconsolidation/evidence/corpus/memory-reconsolidation.v1.json"
     assert sha256(pinned["path"]) == pinned["sha256"], "corpus bytes changed: publish a new corpus version"
     assert pinned["version"] == CORPUS["version"] == make_corpus.VERSION == "memory-reconsolidation.v1"
 
 
 def test_the_manifest_pins_the_scorer_bytes_and_version():
     pinned = MANIFEST["scorer"]
-    assert pinned["path"] == "evals/reconsolidation/scorer.py"
+    assert pinned["path"] == "reconsolidation/evidence/scorer.py"
     assert sha256(pinned["path"]) == pinned["sha256"], "scorer bytes changed: publish a new scorer version"
     assert pinned["version"] == scorer.VERSION == "reconsolidation-scorer@1"
 
 
 def test_the_manifest_pins_the_answer_f1_bytes_and_version():
     pinned = MANIFEST["f1"]
-    assert pinned["path"] == "evals/reconsolidation/f1.py"
+    assert pinned["path"] == "reconsolidation/evidence/f1.py"
     assert sha256(pinned["path"]) == pinned["sha256"], "F1 bytes changed: publish a new F1 and scorer version"
     assert pinned["version"] == f1.VERSION == scorer.F1_VERSION
 
 
 def test_the_manifest_names_the_runner_and_leaves_it_unpinned_until_it_lands():
     assert MANIFEST["runner"] == {
-        "path": "reconsolidation/management/commands/eval_reconsolidation.py", "sha256": None,
+        "path": "evals/reconsolidation/compare.py", "sha256": None,
         "note": "pinned when the runner lands",
     }
     assert set(MANIFEST) == {"corpus", "scorer", "f1", "runner"}

@@ -9,18 +9,17 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 import pytest
-from django.core.management import call_command
-from django.core.management.base import CommandError
 
-from evals.reconsolidation import case_inputs, make_corpus, runner, scorer
+from evals.reconsolidation import case_inputs, compare, make_corpus, runner
+from reconsolidation.evidence import scorer
 from memory.bank.parse import Problems, parse_document
 from memory.bank.validate import validate_document
 from reconsolidation import bounds
 from tests.evals.test_reconsolidation_corpus import CATEGORIES, all_ids
 
 ROOT = make_corpus.ROOT
-V1_MANIFEST_PATH = ROOT / "evals" / "capability" / "memory-reconsolidation.manifest.json"
-V2_MANIFEST_PATH = ROOT / "evals" / "capability" / "memory-reconsolidation.v2.manifest.json"
+V1_MANIFEST_PATH = ROOT / "reconsolidation" / "evidence" / "corpus" / "memory-reconsolidation.manifest.json"
+V2_MANIFEST_PATH = ROOT / "reconsolidation" / "evidence" / "corpus" / "memory-reconsolidation.v2.manifest.json"
 V2_MANIFEST = json.loads(V2_MANIFEST_PATH.read_text())
 V1_BYTES = make_corpus.OUTPUT.read_bytes()
 V2_BYTES = make_corpus.OUTPUT_V2.read_bytes()
@@ -57,7 +56,7 @@ def hypothesis_expiry(case: dict, support: list[str]) -> datetime:
 # -- frozen bytes and pins -------------------------------------------------------------------------
 
 def test_the_v2_manifest_pins_the_v2_corpus_and_the_unchanged_scorer_and_f1():
-    assert V2_MANIFEST["corpus"]["path"] == "evals/capability/memory-reconsolidation.v2.json"
+    assert V2_MANIFEST["corpus"]["path"] == "reconsolidation/evidence/corpus/memory-reconsolidation.v2.json"
     assert V2_MANIFEST["corpus"]["version"] == V2["version"] == make_corpus.VERSION_V2 == "memory-reconsolidation.v2"
     for name in ("corpus", "scorer", "f1"):
         assert sha256(V2_MANIFEST[name]["path"]) == V2_MANIFEST[name]["sha256"], name
@@ -224,8 +223,8 @@ def test_an_unknown_corpus_version_is_refused_naming_the_option():
         runner.validate(config, V2)
     with pytest.raises(runner.RunnerError, match="--corpus"):
         runner.run(config)
-    with pytest.raises(CommandError, match="--corpus"):
-        call_command("eval_reconsolidation", "--corpus", "v3", "--output", "/tmp/never-written.json")
+    with pytest.raises(SystemExit):  # argparse refuses an unknown choice, naming the option
+        compare.main(["--corpus", "v3", "--output", "/tmp/never-written.json"])
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
@@ -243,7 +242,7 @@ def test_a_run_records_the_selected_corpus_version(db, version):
 
 def test_the_v2_manifest_pins_every_runner_file_and_the_runner_version():
     pinned = V2_MANIFEST["runner"]
-    assert pinned["version"] == runner.VERSION == "reconsolidation-runner@5"
+    assert pinned["version"] == runner.VERSION == "reconsolidation-runner@6"
     assert set(pinned["files"]) == {str(p.relative_to(ROOT)) for p in runner.RUNNER_FILES}
     for path, digest in pinned["files"].items():
         assert sha256(path) == digest, f"{path} changed: publish a new runner version and a new manifest"

@@ -4,10 +4,9 @@ import json
 from decimal import Decimal
 
 import pytest
-from django.core.management import call_command
-from django.core.management.base import CommandError
 
-from evals.reconsolidation import case_inputs, runner, scorer
+from evals.reconsolidation import case_inputs, compare, runner
+from reconsolidation.evidence import scorer
 
 CORPUS = json.loads(runner.CORPUS_PATH.read_text())
 DEV = [c["id"] for c in CORPUS["cases"] if c["split"] == "development"]
@@ -81,11 +80,11 @@ def test_report_is_written_exclusively_with_summary_and_chart(db, tmp_path):
         runner.write(report, tmp_path / "report.json")
 
 
-def test_command_refuses_an_existing_output_before_running(tmp_path):
+def test_command_refuses_an_existing_output_before_running(tmp_path, capsys):
     existing = tmp_path / "r.json"
     existing.write_text("{}")
-    with pytest.raises(CommandError, match="never overwritten"):
-        call_command("eval_reconsolidation", "--output", str(existing))
+    assert compare.main(["--output", str(existing)]) == 2
+    assert "never overwritten" in capsys.readouterr().err
     assert existing.read_text() == "{}"
 
 
@@ -109,10 +108,9 @@ def test_merge_arms_merge_exact_copies_only_and_gates_cover_every_arm(db, tmp_pa
 
 def test_command_exits_nonzero_on_a_failed_gate_and_still_writes_the_report(db, tmp_path):
     output = tmp_path / "smoke.json"
-    with pytest.raises(SystemExit) as exit_:
-        call_command("eval_reconsolidation", "--arms", "original,merge", "--repeats", "1", "--provider", "rules",
-                     "--split", "development", "--cases", DEV[0], "--output", str(output))
-    assert exit_.value.code == 1  # the connections arm did not run, so its gates fail
+    code = compare.main(["--arms", "original,merge", "--repeats", "1", "--provider", "rules",
+                         "--split", "development", "--cases", DEV[0], "--output", str(output)])
+    assert code == 1  # the connections arm did not run, so its gates fail
     report = json.loads(output.read_text())
     assert report["passed"] is False and report["gates"]
     assert output.with_suffix(".summary.txt").exists() and output.with_suffix(".png").exists()

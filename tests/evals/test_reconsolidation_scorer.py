@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from evals.reconsolidation import f1, scorer
-from evals.reconsolidation.scorer import CaseObservation, all_passed, combine, gates, score
+from reconsolidation.evidence import f1, scorer
+from reconsolidation.evidence.scorer import CaseObservation, all_passed, combine, gates, score
 
 
 def case(case_id="c1", split="development", memories="abcdefgh", classes=(), survivors="", hypotheses=(),
@@ -426,7 +426,7 @@ def test_scorer_and_f1_are_pure(module):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             module_name = node.module or ""
-            imported.add("f1" if module_name == "evals.reconsolidation.f1" else module_name.split(".")[0])
+            imported.add("f1" if module_name == "reconsolidation.evidence.f1" else module_name.split(".")[0])
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             assert node.func.id not in ("open", "print", "exec", "eval", "__import__"), node.func.id
     allowed = {"__future__", "collections", "dataclasses", "fractions", "re", "string", "typing",

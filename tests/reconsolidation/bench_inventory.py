@@ -42,8 +42,8 @@ def main() -> None:
         call_command("migrate", database="owner", verbosity=0, interactive=False)
         settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
 
-        from reconsolidation.pipeline.driver import inventory_slice
-        from reconsolidation.pipeline.store import ReconsolidationStore
+        from reconsolidation.driver import inventory_slice
+        from reconsolidation.store import ReconsolidationStore
         from tests.factories import T0, make_owner
         from tests.reconsolidation.bulk import bulk_originals, bulk_touch
 

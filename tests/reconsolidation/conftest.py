@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.store import ReconsolidationStore
 from tests.factories import T0
 
 

@@ -11,7 +11,7 @@ from reconsolidation.models import (
     ReconsolidationAnchorReceipt, ReconsolidationGroup, ReconsolidationJob, ReconsolidationSpend,
     ReconsolidationSpendDay,
 )
-from reconsolidation.pipeline.driver import inventory_slice
+from reconsolidation.driver import inventory_slice
 from tests.factories import T0, draft
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

@@ -32,7 +32,7 @@ def claim_in_child(root: str, db_name: str, tenant: str, principal: str, now_iso
 
     from django.db import connections
 
-    from reconsolidation.pipeline.store import ReconsolidationStore
+    from reconsolidation.store import ReconsolidationStore
     from veetbot.identity import Principal
 
     owner = Principal(tenant_id=tenant, principal_id=principal)

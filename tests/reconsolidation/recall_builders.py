@@ -107,7 +107,7 @@ def summary(principal: Principal, clauses: Sequence[Sequence[UUID]], *, omitted:
             subject: Optional[str] = None) -> ReconsolidationOperation:
     """An extractive summary: one clause per ID list (its text the first source's
     statement), ``omitted`` inputs kept as dependencies; metadata inherited as
-    ``reconsolidation.rules.summaries.projection`` does."""
+    ``reconsolidation.providers.rules.summaries.projection`` does."""
     inputs = [i for ids in clauses for i in ids] + list(omitted)
     op = operation(principal, "summarize_related", inputs, now=now, state=state)
     with owner_context(principal):

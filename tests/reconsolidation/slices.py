@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from reconsolidation.pipeline import driver
+from reconsolidation import driver
 from tests.factories import T0
 from tests.reconsolidation.helpers import original, proposal
 from veetbot.identity import Principal

@@ -13,7 +13,7 @@ from memory.domain import MemoryChanges
 from memory.services.receipts import KeyReused
 from reconsolidation.errors import Conflict, Invalid, StaleInputs
 from reconsolidation.models import ReconsolidationBlock, ReconsolidationGroup
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, snapshot
 from tests.reconsolidation.work_builders import (

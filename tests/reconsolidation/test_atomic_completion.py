@@ -10,7 +10,7 @@ import pytest
 
 from reconsolidation import bounds
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from reconsolidation.writers import blocks
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, spend_of

@@ -11,7 +11,7 @@ import pytest
 
 from reconsolidation import bounds
 from reconsolidation.domain import input_digest
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from reconsolidation.models import ReconsolidationAudit, ReconsolidationGroup
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, refs, spend_of
@@ -97,7 +97,7 @@ def test_an_outage_costs_one_attempt_per_slice_and_the_third_slice_ends_the_grou
     def outage(_views):
         raise ConnectionError("provider down")
 
-    monkeypatch.setattr("reconsolidation.providers.rules.propose", outage)
+    monkeypatch.setattr("reconsolidation.providers.rules.provider.propose", outage)
     slices = Slices(store, owner, day_one)
     slices.next()
     group = slices.queue(pairs[0], 0)

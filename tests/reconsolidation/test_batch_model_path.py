@@ -17,13 +17,13 @@ from memory.domain import MemoryChanges
 from memory.services import memory_revise
 from reconsolidation import bounds
 from reconsolidation.domain import input_digest
-from reconsolidation.group_work.model_path import process_batch
+from reconsolidation.work.model_path import process_batch
 from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend,
     ReconsolidationSpendDay,
 )
-from reconsolidation.pipeline import driver
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation import driver
+from reconsolidation.store import ReconsolidationStore
 from reconsolidation.providers.envelopes import PROPOSAL_SCHEMA
 from reconsolidation.providers.scripted import scripted_config
 from tests.factories import make_owner

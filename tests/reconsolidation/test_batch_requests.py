@@ -15,7 +15,7 @@ from reconsolidation import bounds
 from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend,
 )
-from reconsolidation.pipeline import driver
+from reconsolidation import driver
 from reconsolidation.providers.openai import forget_models_checks
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original

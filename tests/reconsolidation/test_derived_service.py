@@ -84,7 +84,7 @@ def test_the_same_key_with_another_request_is_refused(bank, built):
 
 def test_browse_skips_unavailable_rows_across_batches_without_losing_the_page(db, on, monkeypatch):
     from memory.models import Memory
-    from reconsolidation.pipeline.store import ReconsolidationStore
+    from reconsolidation.store import ReconsolidationStore
     from tests.factories import make_owner
     from tests.reconsolidation.helpers import original
     from tests.reconsolidation.work_builders import approve, process

@@ -1,5 +1,5 @@
 """``manage.py dream``: its options and exact JSON keys are an external interface; it runs
-real slices (the rules provider through ``reconsolidation.group_work.process``), refuses a bad owner or a
+real slices (the rules provider through ``reconsolidation.work.process``), refuses a bad owner or a
 disabled switch before writing anything, and its dry run writes nothing."""
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from django.test import Client
 from reconsolidation.errors import LeaseLost
 from reconsolidation.models import ReconsolidationAudit
 from reconsolidation.owner import pause
-from reconsolidation.pipeline import leases
+from reconsolidation import leases
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original
 from veetbot.rls import owner_context

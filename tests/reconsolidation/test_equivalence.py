@@ -9,9 +9,15 @@ from uuid import UUID
 
 import pytest
 
-from reconsolidation.providers import rules
-from reconsolidation.rules.equivalence import KEY_FIELDS, all_equivalent, canonical, equivalence_classes, equivalence_key
-from reconsolidation.pipeline.sources import SourceView
+from reconsolidation.providers.rules import provider as rules
+from reconsolidation.providers.rules.equivalence import (
+    KEY_FIELDS,
+    all_equivalent,
+    canonical,
+    equivalence_classes,
+    equivalence_key,
+)
+from reconsolidation.sources import SourceView
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.work_builders import by_kind, process

@@ -21,10 +21,10 @@ from reconsolidation import bounds
 from reconsolidation.models import (
     ReconsolidationBlock, ReconsolidationEquivalenceBacklog, ReconsolidationGroup, ReconsolidationOperation,
 )
-from reconsolidation.pipeline.driver import inventory_slice
-from reconsolidation.pipeline.inventory import slice_operations
-from reconsolidation.pipeline.sources import current_sources
-from reconsolidation.rules.equivalence import key_digest
+from reconsolidation.driver import inventory_slice
+from reconsolidation.inventory.slices import slice_operations
+from reconsolidation.sources import current_sources
+from reconsolidation.providers.rules.equivalence import key_digest
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import drain, job_of, original, refs
 from veetbot.rls import owner_context

@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext
 
 from reconsolidation import bounds
 from reconsolidation.models import ReconsolidationAnchorReceipt
-from reconsolidation.pipeline.driver import inventory_slice
+from reconsolidation.driver import inventory_slice
 from tests.factories import T0, make_owner
 from tests.reconsolidation.bulk import bulk_finish_pending, bulk_originals, bulk_touch
 from tests.reconsolidation.helpers import drain

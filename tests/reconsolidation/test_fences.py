@@ -9,7 +9,7 @@ from memory import services
 from memory.domain import MemoryChanges
 from reconsolidation.domain import input_digest
 from reconsolidation.errors import StaleInputs
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from reconsolidation.models import ReconsolidationGroup
 from reconsolidation.writers import fences
 from tests.factories import make_owner

@@ -17,7 +17,7 @@ from memory import services
 from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft, Proposal
 from reconsolidation.models import DerivedMemory, ReconsolidationGroup, ReconsolidationOperation
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from reconsolidation.writers.apply import ProposalRefused
 from tests.factories import T0, draft, make_owner, owner_message
 from tests.reconsolidation.helpers import original, refs
@@ -128,7 +128,7 @@ def test_expiry_at_and_just_past_the_thirty_day_horizon(owner, enabled, store, d
     ("The owner writes in the early morning, it seems.", "hypothesis_source_copy"),
 ])
 def test_local_checks_refuse_the_candidate_and_record_nothing(owner, enabled, store, day_one, text, reason, monkeypatch):
-    from reconsolidation.group_work import apply_review
+    from reconsolidation.work import apply_review
 
     refused = {}
     real = apply_review.apply_review
@@ -138,7 +138,7 @@ def test_local_checks_refuse_the_candidate_and_record_nothing(owner, enabled, st
         refused.update(result.refused)
         return result
 
-    monkeypatch.setattr("reconsolidation.group_work.model_path.apply_review", spy)
+    monkeypatch.setattr("reconsolidation.work.model_path.apply_review", spy)
     a, b = pair(owner)
     ops, group, derived = connect(store, owner, [a, b], day_one, Connecting(text))
     assert ops == () and derived == []

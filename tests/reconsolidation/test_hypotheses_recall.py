@@ -14,7 +14,7 @@ from tests.recall.helpers import Bank
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.test_hypotheses import Connecting
 from tests.reconsolidation.work_builders import claimed_group
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 
 QUERY = "passport renewal"
 AT = T0 + timedelta(days=20)

@@ -13,7 +13,7 @@ from memory.domain import MemoryChanges
 from memory.models import Event
 from reconsolidation import bounds
 from reconsolidation.models import ReconsolidationGroup
-from reconsolidation.rules import summaries
+from reconsolidation.providers.rules import summaries
 from tests.factories import make_owner
 from tests.memory.test_services_erasure import tables_containing
 from tests.reconsolidation.helpers import original

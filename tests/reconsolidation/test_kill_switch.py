@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reconsolidation.pipeline import driver
+from reconsolidation import driver
 from reconsolidation.errors import ReconsolidationDisabled
 from reconsolidation.models import ReconsolidationOperation
 from tests.factories import make_owner

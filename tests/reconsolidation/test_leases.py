@@ -10,7 +10,7 @@ from memory import services
 from reconsolidation import bounds
 from reconsolidation.domain import input_digest
 from reconsolidation.errors import Invalid, LeaseLost, ReconsolidationDisabled
-from reconsolidation.pipeline.leases import due_day_for
+from reconsolidation.leases import due_day_for
 from reconsolidation.models import ReconsolidationJob
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import (

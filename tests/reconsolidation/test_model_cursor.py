@@ -13,11 +13,15 @@ from datetime import timedelta
 import pytest
 
 from reconsolidation import bounds
-from reconsolidation.pipeline.driver import inventory_slice
+from reconsolidation.driver import inventory_slice
 from memory.models import Memory
 from reconsolidation.models import ReconsolidationGroup
-from reconsolidation.pipeline.inventory import MODEL_LANE_MAX_ANCHORS, MODEL_LANE_RESERVED_GROUPS, coverage
-from reconsolidation.pipeline.leases import rotated_start_key
+from reconsolidation.inventory.slices import (
+    MODEL_LANE_MAX_ANCHORS,
+    MODEL_LANE_RESERVED_GROUPS,
+    coverage,
+)
+from reconsolidation.leases import rotated_start_key
 from tests.factories import T0, make_owner
 from tests.reconsolidation.bulk import bulk_originals, bulk_touch
 from tests.reconsolidation.helpers import drain, groups_of, job_of, receipts_of

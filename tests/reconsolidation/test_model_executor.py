@@ -16,15 +16,19 @@ from django.core.management import call_command
 from django.db import connections
 
 from memory.models import Memory
-from reconsolidation.group_work.admission import ReconsolidationRequestAdmission, clear_shutdown, request_shutdown
+from reconsolidation.work.admission import (
+    ReconsolidationRequestAdmission,
+    clear_shutdown,
+    request_shutdown,
+)
 from reconsolidation.errors import LeaseLost
-from reconsolidation.group_work.executor import ReconsolidationBatchExecutor
+from reconsolidation.work.executor import ReconsolidationBatchExecutor
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend
 from reconsolidation.providers.contract import ProviderFailure
 from reconsolidation.providers.openai import WORKER_NAME, forget_models_checks
 from reconsolidation.providers.scripted import scripted_config
-from reconsolidation.pipeline.store import ReconsolidationStore
-from reconsolidation.group_work.process import process_group
+from reconsolidation.store import ReconsolidationStore
+from reconsolidation.work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.providers.sse_server import (
@@ -350,7 +354,7 @@ def test_dream_once_runs_end_to_end_with_the_openai_provider_against_a_local_ser
 
 def test_settlement_that_cannot_finish_within_its_bound_stops_the_batch_and_keeps_the_full_charge(
         live_db, enabled, settings, day_one, monkeypatch):
-    from reconsolidation.group_work import executor as executor_module
+    from reconsolidation.work import executor as executor_module
     from reconsolidation.models import ReconsolidationJob
     from reconsolidation.providers.scripted import Recording, ScriptedProvider
 
@@ -435,7 +439,7 @@ def holding_the_owner_lock(owner, seconds):
 @pytest.mark.parametrize("before_deadline, admitted", [(30.0, True), (0.3, False)])
 def test_admission_samples_its_instant_after_the_lock_wait(live_db, enabled, settings, day_one, before_deadline,
                                                            admitted):
-    from reconsolidation.group_work.admission import Admission, NotAdmitted
+    from reconsolidation.work.admission import Admission, NotAdmitted
 
     settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True
     owner = make_owner()[0]

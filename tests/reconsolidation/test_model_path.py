@@ -8,7 +8,7 @@ import pytest
 from evals.reconsolidation.responder import HeuristicResponder, propose, verify
 from memory.models import Memory
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.work_builders import active_members, by_kind, claimed_group, derived_rows
@@ -93,7 +93,7 @@ def test_a_candidate_refused_by_local_rules_leaves_its_verified_siblings_recorde
 
 
 def test_replaying_a_reviewed_batch_cannot_recommit_the_group(owner, enabled, scripted, store, day_one, monkeypatch):
-    from reconsolidation.group_work import apply_review as module, model_path as model_work
+    from reconsolidation.work import apply_review as module, model_path as model_work
     from reconsolidation.errors import LeaseLost
 
     seen = []
@@ -190,7 +190,11 @@ def test_the_kill_switch_turned_off_after_the_claim_defers_the_group_at_admissio
 def test_the_same_prepared_request_is_never_reserved_twice_in_a_slice(owner, enabled, scripted, store, day_one):
     from uuid import uuid4
 
-    from reconsolidation.group_work.admission import Admission, NotAdmitted, ReconsolidationRequestAdmission
+    from reconsolidation.work.admission import (
+        Admission,
+        NotAdmitted,
+        ReconsolidationRequestAdmission,
+    )
 
     a = original(owner, "The owner prefers Celsius.", subject="units")
     b = original(owner, "The owner prefers Celsius.", subject="units")

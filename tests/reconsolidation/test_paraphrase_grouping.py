@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reconsolidation import bounds
-from reconsolidation.pipeline import grouping
+from reconsolidation import grouping
 from tests.recall.helpers import NOW, Bank, MappedEncoder, basis, blend, semantic_on  # noqa: F401 (fixture)
 from veetbot.rls import owner_context
 

@@ -1,4 +1,4 @@
-"""The local paraphrase guards (``reconsolidation.rules.paraphrase``): each guard refuses a
+"""The local paraphrase guards (``reconsolidation.providers.rules.paraphrase``): each guard refuses a
 pair that differs only in what it guards, and lets its positive twin (the same claim in
 other words) through."""
 from __future__ import annotations
@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 import pytest
 
 from reconsolidation.domain import Proposal
-from reconsolidation.rules import paraphrase
-from reconsolidation.pipeline.sources import SourceView
+from reconsolidation.providers.rules import paraphrase
+from reconsolidation.sources import SourceView
 from review_ui import words
 
 T = datetime(2026, 3, 1, tzinfo=timezone.utc)

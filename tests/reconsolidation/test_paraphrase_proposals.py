@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from reconsolidation.models import ReconsolidationAudit
-from reconsolidation.pipeline.sources import current_sources
-from reconsolidation.providers import rules
-from reconsolidation.rules import paraphrase
+from reconsolidation.sources import current_sources
+from reconsolidation.providers.rules import provider as rules
+from reconsolidation.providers.rules import paraphrase
 from reconsolidation.writers import apply
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, refs

@@ -11,7 +11,7 @@ from memory import services
 from memory.domain import MemoryChanges
 from reconsolidation import bounds
 from reconsolidation.models import ReconsolidationAudit, ReconsolidationGroup
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original, spend_of
 from tests.reconsolidation.work_builders import active_members, by_kind, claimed_group, derived_rows, process
@@ -148,7 +148,7 @@ def test_the_audit_of_a_processed_group_holds_no_source_text(owner, enabled, sto
 
 def test_a_provider_crash_charges_the_full_reservation_and_counts_a_failed_attempt(owner, enabled, store, day_one,
                                                                                 monkeypatch):
-    from reconsolidation.providers import rules
+    from reconsolidation.providers.rules import provider as rules
 
     def crash(sources):
         raise RuntimeError("boom")

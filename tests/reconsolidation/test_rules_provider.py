@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from reconsolidation.providers import rules
+from reconsolidation.providers.rules import provider as rules
 from tests.reconsolidation.test_equivalence import view
 
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from reconsolidation import bounds
-from reconsolidation.pipeline import driver
+from reconsolidation import driver
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
 from tests.factories import T0, make_owner
 from tests.reconsolidation.bulk import bulk_originals
@@ -236,7 +236,7 @@ def test_a_slice_whose_equivalence_merges_fill_its_operation_bound_claims_no_mod
     """Eight exact-copy sets give the slice its eight operations in the equivalence pass; a
     queued group claimed after that could only defer (operation budget) after paying for
     its calls, so the slice claims none and the group waits for the next slice."""
-    from reconsolidation.pipeline.store import ReconsolidationStore
+    from reconsolidation.store import ReconsolidationStore
     from veetbot.rls import owner_context
 
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True

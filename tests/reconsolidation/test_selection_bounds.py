@@ -12,7 +12,7 @@ from memory.domain import MemoryChanges
 from reconsolidation import bounds
 from reconsolidation.errors import Conflict
 from reconsolidation.models import DerivedMemory, ReconsolidationGroup
-from reconsolidation.pipeline.driver import inventory_slice
+from reconsolidation.driver import inventory_slice
 from tests.factories import T0, make_owner
 from tests.reconsolidation.bulk import bulk_originals, bulk_touch
 from tests.reconsolidation.helpers import (

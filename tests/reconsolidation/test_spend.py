@@ -12,7 +12,7 @@ import pytest
 from reconsolidation import bounds
 from reconsolidation.domain import CallAudit, CallCompletion, input_digest
 from reconsolidation.errors import BudgetExhausted, Conflict, DuplicateReservation, LeaseLost
-from reconsolidation.group_work.spend import usd
+from reconsolidation.work.spend import usd
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import digest, original, refs, snapshot, spend_of
 

@@ -10,8 +10,15 @@ from datetime import timedelta
 
 from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft
-from reconsolidation.rules import summaries
-from reconsolidation.rules.summaries import HEADING, BULLET, check_clauses, plan, projection, render
+from reconsolidation.providers.rules import summaries
+from reconsolidation.providers.rules.summaries import (
+    HEADING,
+    BULLET,
+    check_clauses,
+    plan,
+    projection,
+    render,
+)
 from tests.factories import T0
 from tests.reconsolidation.test_equivalence import view
 

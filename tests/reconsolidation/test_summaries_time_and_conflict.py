@@ -14,10 +14,16 @@ import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
 from reconsolidation.domain import ClauseDraft
-from reconsolidation.pipeline.sources import SourceView
-from reconsolidation.providers import rules
-from reconsolidation.rules import summaries
-from reconsolidation.rules.summaries import check_clauses, claim, contradictions, plan, supersedes
+from reconsolidation.sources import SourceView
+from reconsolidation.providers.rules import provider as rules
+from reconsolidation.providers.rules import summaries
+from reconsolidation.providers.rules.summaries import (
+    check_clauses,
+    claim,
+    contradictions,
+    plan,
+    supersedes,
+)
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.test_equivalence import view

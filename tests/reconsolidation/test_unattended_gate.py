@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from evals.reconsolidation import evidence, runner, scorer
+from reconsolidation.evidence import verify as evidence, scorer
+from evals.reconsolidation import runner
 from reconsolidation import mode
+from reconsolidation.evidence import admission
 
 CORPUS_PATH = runner.CORPORA["v2"][0]
 PUBLISHED = runner.REPO / "evals/reports/reconsolidation-comparison-rules-v2-ba0c268.json"
@@ -73,7 +75,7 @@ def build_report(*, split: str = "both", case_ids: tuple = (), repeats: int = 3,
                    "cases": len(cases)},
         "configuration": config.as_dict(),
         "provider": {"name": "rules", **runner.provider_identity("rules"), "requests_checked_for_labels": 0,
-                     "label_leaks": 0, **mode.configured_recall()},
+                     "label_leaks": 0, **admission.configured_recall()},
         "usage": {"spend_usd": "0", "reservations": 0, "by_arm": {}},
         "seconds": 1.0, "arms": derived["arms"], "gates": derived["gates"], "passed": derived["passed"],
         "observations": observations,
@@ -107,7 +109,7 @@ def refused(settings, path: str) -> mode.UnattendedRefused:
     settings.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = path
     with pytest.raises(mode.UnattendedRefused) as caught:
         mode.current_mode()
-    assert not mode.unattended_admitted()
+    assert not admission.unattended_admitted()
     return caught.value
 
 
@@ -120,8 +122,8 @@ def test_a_genuine_complete_passing_report_written_by_the_runner_is_admitted(una
     unattended.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = str(tmp_path / "evidence.json")
     assert mode.check_startup() == "unattended"
     assert mode.recorded_state() == "committed"
-    assert mode.evidence_refusal() == ""
-    assert mode.unattended_admitted()
+    assert admission.evidence_refusal() == ""
+    assert admission.unattended_admitted()
 
 
 def test_a_published_report_is_refused_for_what_it_does_not_record(unattended, tmp_path):
@@ -131,7 +133,7 @@ def test_a_published_report_is_refused_for_what_it_does_not_record(unattended, t
     report["runner"], report["pins"] = runner.VERSION, runner.check_pins(runner.CORPORA["v2"][1])
     assert refused(unattended, write_evidence(tmp_path / "r2.json", report)).reason == "evidence_code_manifest_missing"
     report["code"]["files"] = evidence.running_code_manifest()
-    report["provider"].update(mode.configured_identity())
+    report["provider"].update(admission.configured_identity())
     refusal = refused(unattended, write_evidence(tmp_path / "r3.json", report))
     assert (refusal.reason, refusal.field) == ("evidence_observations_missing", "observations")
 
@@ -349,7 +351,7 @@ def test_a_report_of_other_code_or_pinned_bytes_is_refused(unattended, tmp_path,
 
 def test_a_report_of_another_recall_channel_is_refused(unattended, tmp_path):
     path = write_evidence(tmp_path / "r.json", passing_report())
-    unattended.AGENT_MEMORY_SEMANTIC_ENABLED = not mode.configured_recall()["recall_channel"] == "hybrid"
+    unattended.AGENT_MEMORY_SEMANTIC_ENABLED = not admission.configured_recall()["recall_channel"] == "hybrid"
     assert refused(unattended, path).reason == "evidence_recall_channel_mismatch"
 
 
@@ -360,19 +362,19 @@ def test_a_changed_evidence_file_withdraws_admission_at_the_next_call(unattended
     genuine = _passing()
     path.write_text(genuine, encoding="utf-8")
     unattended.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = str(path)
-    assert mode.current_mode() == "unattended" and mode.unattended_admitted()
+    assert mode.current_mode() == "unattended" and admission.unattended_admitted()
     before = os.stat(path)
     edited = passing_report()
     _set_gate_value(edited)
     path.write_text(json.dumps(edited), encoding="utf-8")
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # even with the old mtime
-    assert not mode.unattended_admitted()
+    assert not admission.unattended_admitted()
     with pytest.raises(mode.UnattendedRefused, match="evidence_gate_differs"):
         mode.current_mode()
     path.unlink()
-    assert mode.evidence_refusal() == "evidence_unreadable" and not mode.unattended_admitted()
+    assert admission.evidence_refusal() == "evidence_unreadable" and not admission.unattended_admitted()
     path.write_text(genuine, encoding="utf-8")  # new evidence that passes admits again
-    assert mode.unattended_admitted() and mode.current_mode() == "unattended"
+    assert admission.unattended_admitted() and mode.current_mode() == "unattended"
 
 
 def test_a_replaced_file_is_verified_again_and_an_unchanged_one_is_not(unattended, tmp_path, monkeypatch):
@@ -383,28 +385,28 @@ def test_a_replaced_file_is_verified_again_and_an_unchanged_one_is_not(unattende
     path.write_text(_passing(), encoding="utf-8")
     unattended.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = str(path)
     for _ in range(3):
-        assert mode.unattended_admitted() and mode.current_mode() == "unattended"
+        assert admission.unattended_admitted() and mode.current_mode() == "unattended"
     assert len(calls) == 1  # same stat identity, then the same digest: one verification
     replacement = tmp_path / "next.json"
     report = passing_report()
     report["seconds"] = 2.0  # other bytes that still pass on their own
     replacement.write_text(json.dumps(report), encoding="utf-8")
     os.replace(replacement, path)
-    assert mode.unattended_admitted()
+    assert admission.unattended_admitted()
     assert len(calls) == 2
 
 
 def test_admission_is_withdrawn_when_the_running_configuration_changes(unattended, tmp_path):
     unattended.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = write_evidence(tmp_path / "r.json", passing_report())
-    assert mode.unattended_admitted()
+    assert admission.unattended_admitted()
     unattended.VEETBOT_OPENAI_MODEL = "some-model"
     unattended.AGENT_MEMORY_RECONSOLIDATION_PROVIDER = "openai"
-    assert not mode.unattended_admitted()
-    assert mode.evidence_refusal() == "evidence_name_mismatch"
+    assert not admission.unattended_admitted()
+    assert admission.evidence_refusal() == "evidence_name_mismatch"
 
 
 def test_auto_committed_recall_is_not_admitted_without_evidence_in_either_mode(settings):
     settings.AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = ""
     for value in mode.MODES:
         settings.AGENT_MEMORY_RECONSOLIDATION_MODE = value
-        assert not mode.unattended_admitted()
+        assert not admission.unattended_admitted()

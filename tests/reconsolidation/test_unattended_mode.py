@@ -12,8 +12,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from reconsolidation import mode
+from reconsolidation.evidence import admission
 from reconsolidation.models import ReconsolidationSpend
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.test_unattended_gate import build_report, passing_report, write_evidence
@@ -88,9 +89,9 @@ def test_an_auto_committed_operation_is_told_from_an_owner_approved_one_and_lose
             events[op] = set(ReconsolidationAudit.objects.filter(operation_id=op).values_list("event", flat=True))
     assert events[automatic.id] == {"operation_committed"}
     assert events[approved.id] == {"operation_proposed", "operation_approved"}
-    assert mode.unattended_admitted()
+    assert admission.unattended_admitted()
     path.write_text(path.read_text().replace('"passed": true', '"passed": false', 1))
-    assert not mode.unattended_admitted()
+    assert not admission.unattended_admitted()
 
 
 def test_every_group_rechecks_the_evidence_before_any_spend(db, enabled, unattended, store, day_one, tmp_path):

@@ -1,9 +1,9 @@
 """Recall hides what was committed without owner review while the unattended evidence does
 not verify: a merge or summary whose operation carries the operation_committed audit mark
-renders only while ``mode.unattended_admitted()``; an owner-approved one always does."""
+renders only while ``admission.unattended_admitted()``; an owner-approved one always does."""
 from __future__ import annotations
 
-from reconsolidation import mode
+from reconsolidation.evidence import admission
 from reconsolidation.rows import audit
 from tests.reconsolidation.recall_builders import merge, summary
 from tests.reconsolidation.test_recall_integration import (  # noqa: F401 (fixtures: on, related)
@@ -21,9 +21,9 @@ def auto_committed(bank, op):
 def test_an_auto_committed_merge_suppresses_only_while_the_evidence_verifies(bank, on, monkeypatch):
     a, b, c = _dupes(bank)
     auto_committed(bank, merge(bank.principal, a, b, c, now=BUILT))
-    monkeypatch.setattr(mode, "unattended_admitted", lambda: False)
+    monkeypatch.setattr(admission, "unattended_admitted", lambda: False)
     assert set(_ids(bank.recall(QUERY))) == {a, b, c}  # evidence missing or changed: hidden
-    monkeypatch.setattr(mode, "unattended_admitted", lambda: True)
+    monkeypatch.setattr(admission, "unattended_admitted", lambda: True)
     assert _ids(bank.recall(QUERY)) == [a]
 
 
@@ -31,14 +31,14 @@ def test_an_auto_committed_summary_is_withheld_without_evidence(bank, on, relate
     anchor, p, q = related
     op = summary(bank.principal, [[p], [q]], omitted=[anchor], now=BUILT)
     auto_committed(bank, op)
-    monkeypatch.setattr(mode, "unattended_admitted", lambda: False)
+    monkeypatch.setattr(admission, "unattended_admitted", lambda: False)
     assert op.id not in _ids(bank.recall(QUERY))
-    monkeypatch.setattr(mode, "unattended_admitted", lambda: True)
+    monkeypatch.setattr(admission, "unattended_admitted", lambda: True)
     assert op.id in _ids(bank.recall(QUERY))
 
 
 def test_an_owner_approved_merge_needs_no_evidence(bank, on, monkeypatch):
     a, b, c = _dupes(bank)
     merge(bank.principal, a, b, c, now=BUILT)  # no operation_committed mark: reviewed
-    monkeypatch.setattr(mode, "unattended_admitted", lambda: False)
+    monkeypatch.setattr(admission, "unattended_admitted", lambda: False)
     assert _ids(bank.recall(QUERY)) == [a]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reconsolidation.domain import input_digest
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
-from reconsolidation.group_work.process import process_group
+from reconsolidation.work.process import process_group
 from tests.reconsolidation.helpers import refs
 from veetbot.rls import owner_context
 

@@ -15,8 +15,8 @@ def process_in_child(root: str, db_name: str, tenant: str, principal: str, now_i
 
     from django.db import connections
 
-    from reconsolidation.pipeline.store import ReconsolidationStore
-    from reconsolidation.group_work.process import process_group
+    from reconsolidation.store import ReconsolidationStore
+    from reconsolidation.work.process import process_group
     from veetbot.identity import Principal
 
     owner, store, now = Principal(tenant_id=tenant, principal_id=principal), ReconsolidationStore(), \

@@ -9,7 +9,7 @@ from datetime import timedelta
 from django.test import override_settings
 
 from reconsolidation.domain import OperationView
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.store import ReconsolidationStore
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.work_builders import approve, by_kind, process

@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 
 from reconsolidation import bounds as recon_bounds
-from reconsolidation.pipeline import driver
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation import driver
+from reconsolidation.store import ReconsolidationStore
 from review_ui import bounds, chart
 from review_ui.status import status, usd
 from tests.factories import make_owner

@@ -63,7 +63,7 @@ def test_the_subject_cursor_pages_and_is_bound_to_its_filters(bank, monkeypatch)
     monkeypatch.setattr(bounds, "REVIEW_JOURNAL_PAGE_SIZE", 1)
     html = client.get(location).content.decode()
     assert html.count('class="card ') == 1 and 'id="next-page"' not in html  # one operation about units
-    from reconsolidation.pipeline.store import ReconsolidationStore
+    from reconsolidation.store import ReconsolidationStore
     from tests.reconsolidation.helpers import original
     from tests.reconsolidation.work_builders import by_kind, process
     from tests.review_ui.seed import DAY_ONE

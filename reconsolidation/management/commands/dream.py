@@ -1,7 +1,7 @@
 """``dream --owner T/P (--once | --until-idle | --dry-run) [--json]``: run reconsolidation
 slices in-process (what Celery beat does when a broker is configured).
 
-A thin wrapper over ``reconsolidation.pipeline.driver``. Other tools rely on these names, options
+A thin wrapper over ``reconsolidation.driver``. Other tools rely on these names, options
 and JSON keys; keep them exactly:
 
 * ``--once`` runs one leased slice; ``--until-idle`` repeats slices until the scan
@@ -34,9 +34,9 @@ from memory.management.commands._owner_option import parse_owner
 from django.core.exceptions import ImproperlyConfigured
 
 from reconsolidation import mode
-from reconsolidation.pipeline import driver
+from reconsolidation import driver
 from reconsolidation.errors import ReconsolidationDisabled
-from reconsolidation.pipeline.leases import processing_enabled
+from reconsolidation.leases import processing_enabled
 from veetbot.identity import Principal
 from veetbot.progress import ProgressBar
 

@@ -31,7 +31,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from memory import selectors
-from reconsolidation.pipeline import driver
+from reconsolidation import driver
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 

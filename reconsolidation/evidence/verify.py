@@ -55,12 +55,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from evals.reconsolidation import runner, scorer
+from reconsolidation.evidence import pins, scorer
+from reconsolidation.evidence.pins import Configuration, PinsChanged
 
 REQUIRED_REPEATS = 3  # spec: "three complete seeded repeats"
-# What runs: the apps, the evaluation code they are measured with, and the dependency pins.
-CODE_ROOTS = ("memory", "recall", "reconsolidation", "veetbot", "evals/__init__.py", "evals/recall",
-              "evals/reconsolidation", "requirements.txt", "pyproject.toml")
+# What runs: the apps and the dependency pins. The evaluation code that measured them is bound
+# through the manifest's runner pins (``pins``), so a deployment needs no ``evals/``.
+CODE_ROOTS = ("memory", "recall", "reconsolidation", "review_ui", "veetbot", "requirements.txt", "pyproject.toml")
 # Runner bookkeeping beside each scored observation (runner._scored drops the same keys).
 BOOKKEEPING_KEYS = ("seconds", "error", "channels", "dreaming", "spend_usd")
 PROVIDER_FIELDS = ("name", "model", "prompt_digest", "schema_digest", "policy")
@@ -94,9 +95,9 @@ def code_manifest() -> dict[str, str]:
     repository path: what a report records as ``code.files`` and what running code is held to."""
     files: list[Path] = []
     for root in CODE_ROOTS:
-        path = runner.REPO / root
+        path = pins.REPO / root
         files += [path] if path.is_file() else sorted(path.rglob("*.py"))
-    return {str(path.relative_to(runner.REPO)): runner.sha256_file(path)
+    return {str(path.relative_to(pins.REPO)): pins.sha256_file(path)
             for path in sorted(set(files)) if "__pycache__" not in path.parts}
 
 
@@ -170,19 +171,27 @@ def recompute(corpus: Mapping, observations_by_arm: Mapping[str, Sequence[Sequen
 # The checks, cheapest first
 # --------------------------------------------------------------------------------------------
 
-def _bind_runner(report: Mapping) -> None:
-    if report.get("runner") != runner.VERSION:
+def _bind_runner(report: Mapping, configuration: Mapping) -> None:
+    """The report was measured by this runner version, with the runner files its corpus's
+    manifest pins (the runner refuses to measure otherwise)."""
+    if report.get("runner") != pins.RUNNER_VERSION:
         raise _Refused("evidence_runner_version_mismatch", "runner")
-    pins = _section(report, "pins")
-    recorded = pins.get("runner")
-    if not isinstance(recorded, dict) or recorded.get("version") != runner.VERSION:
+    recorded = _section(report, "pins").get("runner")
+    if not isinstance(recorded, dict) or recorded.get("version") != pins.RUNNER_VERSION:
         raise _Refused("evidence_runner_version_mismatch", "pins/runner/version")
     if recorded.get("pinned") is not True:
         raise _Refused("evidence_runner_unpinned", "pins/runner/pinned")
     files = recorded.get("files")
     if not isinstance(files, dict):
         raise _Refused("evidence_malformed", "pins/runner/files")
-    difference = _first_difference(files, runner.runner_digests(), "pins/runner/files")
+    if configuration.get("corpus") not in pins.CORPORA:
+        return  # refused as evidence_corpus_unknown with the other pins
+    try:
+        manifest = json.loads(pins.CORPORA[configuration["corpus"]][1].read_text())
+        expected = manifest["runner"]["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise _Refused("evidence_runner_unpinned", "configuration/corpus")
+    difference = _first_difference(files, expected, "pins/runner/files")
     if difference:
         raise _Refused("evidence_runner_file_mismatch", difference)
 
@@ -191,18 +200,17 @@ def _bind_pins(report: Mapping, configuration: Mapping) -> dict:
     """The current corpus/scorer/F1/manifest bytes match their manifest and the report's
     pins; returns the corpus they pin."""
     key = configuration.get("corpus")
-    if key not in runner.CORPORA:
+    if key not in pins.CORPORA:
         raise _Refused("evidence_corpus_unknown", "configuration/corpus")
-    corpus_path, manifest_path = runner.CORPORA[key]
+    corpus_path, manifest_path = pins.CORPORA[key]
     try:
-        current = runner.check_pins(manifest_path)
-    except (runner.RunnerError, OSError, ValueError, KeyError):
-        raise _Refused("evidence_pinned_files_changed", str(manifest_path.relative_to(runner.REPO)))
-    if not current["runner"]["pinned"]:
+        current = pins.pinned(manifest_path)
+    except (PinsChanged, OSError, ValueError, KeyError):
+        raise _Refused("evidence_pinned_files_changed", str(manifest_path.relative_to(pins.REPO)))
+    if not current["runner"]["pinned"] or current["runner"]["version"] != pins.RUNNER_VERSION:
         raise _Refused("evidence_runner_unpinned", "configuration/corpus")
-    pins = report["pins"]
     for name in PIN_NAMES:
-        recorded = pins.get(name)
+        recorded = report["pins"].get(name)
         if not isinstance(recorded, dict) or _first_difference(recorded, current[name], name):
             raise _Refused(f"evidence_{name}_digest_mismatch", f"pins/{name}")
     if current["scorer"]["version"] != scorer.VERSION:
@@ -269,7 +277,7 @@ def _complete(configuration: Mapping) -> None:
     if configuration.get("arms") != list(scorer.ARMS):
         raise _Refused("evidence_arm_missing", "configuration/arms")
     try:
-        expected = runner.Configuration(
+        expected = Configuration(
             arms=scorer.ARMS, repeats=repeats, provider=configuration["provider"], split="both",
             spend_ceiling_usd=Decimal(configuration["spend_ceiling_usd"]),
             answers=configuration["probe_mode"] == "answers", corpus=configuration["corpus"]).as_dict()
@@ -366,7 +374,7 @@ def verify(report_bytes: bytes, deployment: Deployment) -> Optional[Refusal]:
         return Refusal("evidence_malformed", "report")
     try:
         configuration = _section(report, "configuration")
-        _bind_runner(report)
+        _bind_runner(report, configuration)
         _complete(configuration)
         corpus = _bind_pins(report, configuration)
         _bind_code(report, deployment)

@@ -51,8 +51,8 @@ from reconsolidation.providers.request import SourceGroup, build_proposal_reques
 from reconsolidation.providers.settlement import call_audit
 from reconsolidation.providers.source_groups import read_source_groups
 from reconsolidation.providers.verification import PreparedVerification, build_verification_request
-from reconsolidation.pipeline.sources import current_sources
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.sources import current_sources
+from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 

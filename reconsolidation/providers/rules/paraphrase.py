@@ -48,8 +48,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Optional, Sequence
 
-from reconsolidation.pipeline.sources import SourceView
-from reconsolidation.rules.equivalence import equivalence_key, normalize
+from reconsolidation.sources import SourceView
+from reconsolidation.providers.rules.equivalence import equivalence_key, normalize
 
 VERSION = "paraphrase-guards@1"
 GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", "modality", "tense", "status",

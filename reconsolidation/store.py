@@ -17,8 +17,9 @@ from typing import Callable, Mapping, Optional, Sequence
 from uuid import UUID
 
 from reconsolidation import bounds
-from reconsolidation.group_work import claims, spend
-from reconsolidation.pipeline import inventory, leases
+from reconsolidation.work import claims, spend
+from reconsolidation.inventory import slices as inventory
+from reconsolidation import leases
 from reconsolidation.domain import (
     CallAudit, CallCompletion, Group, GroupDraft, GroupLease, InputRef, InvalidationReceipt, JobLease,
     OperationPage, OperationView, Proposal, Reservation, SlicePlan, SliceReport, SourcePage, SpendReceipt,

@@ -38,13 +38,16 @@ from django.db.models import Sum
 
 from memory.models import Principal as OwnerPrincipal
 from reconsolidation import bounds, mode
-from reconsolidation.pipeline import grouping
+from reconsolidation import grouping
 from reconsolidation.domain import Coverage, GroupLease, JobLease, OperationView, SliceReport, Value
-from reconsolidation.pipeline.dry_run import DryRun, dry_run_slice  # noqa: F401  (re-exported: one entry point for slices)
+from reconsolidation.dry_run import (
+    DryRun,
+    dry_run_slice,
+)  # noqa: F401  (re-exported: one entry point for slices)
 from reconsolidation.errors import ReconsolidationDisabled
-from reconsolidation.pipeline.inventory import coverage, slice_operations
+from reconsolidation.inventory.slices import coverage, slice_operations
 from reconsolidation.models import ReconsolidationJob, ReconsolidationSpend
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.store import ReconsolidationStore
 from reconsolidation.providers.contract import Provider
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -111,8 +114,8 @@ def process_claimed(store: ReconsolidationStore, principal: Principal, group_lea
     """One slice's claimed groups as one batch. ``provider`` is injected by tests and
     evaluations (scripted); otherwise the configured one runs. A model provider that is not
     ready defers every group before any spend."""
-    from reconsolidation.group_work import model_path
-    from reconsolidation.group_work.process import process_batch
+    from reconsolidation.work import model_path
+    from reconsolidation.work.process import process_batch
     from reconsolidation.providers import selection
 
     mode.current_mode()  # a refused mode fails loudly before any spend

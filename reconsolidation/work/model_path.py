@@ -42,11 +42,11 @@ from uuid import uuid4
 
 from reconsolidation.domain import GroupLease, OperationView
 from reconsolidation.errors import LeaseLost
-from reconsolidation.group_work.admission import Admission, NotAdmitted, ReconsolidationRequestAdmission
-from reconsolidation.group_work.apply_review import apply_review
-from reconsolidation.group_work.executor import Execution, ReconsolidationBatchExecutor
-from reconsolidation.pipeline.sources import current_sources
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.work.admission import Admission, NotAdmitted, ReconsolidationRequestAdmission
+from reconsolidation.work.apply_review import apply_review
+from reconsolidation.work.executor import Execution, ReconsolidationBatchExecutor
+from reconsolidation.sources import current_sources
+from reconsolidation.store import ReconsolidationStore
 from reconsolidation.providers import selection
 from reconsolidation.providers.contract import Provider, canonical_json, sha256_hex
 from reconsolidation.providers.verification import proposal_reply, review, verification_reply

@@ -21,13 +21,21 @@ from uuid import UUID
 from django.db import connection, transaction
 
 from reconsolidation import bounds
-from reconsolidation.pipeline import grouping, inventory_sql as sql
+from reconsolidation import grouping
+from reconsolidation.inventory import sql as sql
 from reconsolidation.domain import Lane, Owned, Value
-from reconsolidation.pipeline.inventory import (
-    NO_BOUND, as_page, changed_lane_slots, fetch_rows, model_lane_passed, pending_groups, restart_model_lane_if_new,
-    split, walk_model_lane,
+from reconsolidation.inventory.slices import (
+    NO_BOUND,
+    as_page,
+    changed_lane_slots,
+    fetch_rows,
+    model_lane_passed,
+    pending_groups,
+    restart_model_lane_if_new,
+    split,
+    walk_model_lane,
 )
-from reconsolidation.pipeline.leases import due_day_for, require_enabled, rotated_start_key
+from reconsolidation.leases import due_day_for, require_enabled, rotated_start_key
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob
 from reconsolidation.rows import owner_fields
 from veetbot.clock import require_aware, utcnow

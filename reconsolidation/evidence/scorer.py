@@ -25,7 +25,7 @@ Rules (spec "Frozen evaluation contract"; README.md walks through each):
   output is a false positive. Recall = unique matched labels / expected labels; precision =
   matched outputs / all outputs; no outputs gives precision None (undefined), so abstaining never
   passes. Empty, unknown or repeated support IDs make an invalid observation (and no match).
-* Probes. Token F1 (evals/reconsolidation/f1.py) against the aliases, counted only at F1 = 1. A
+* Probes. Token F1 (reconsolidation/evidence/f1.py) against the aliases, counted only at F1 = 1. A
   missing answer scores zero. An unknown or repeated probe ID is an invalid observation. Offline,
   ``rendered_evidence`` covers a probe when some window of its tokens has F1 = 1 with an alias
   (the alias's normalised tokens appear contiguously, in any order within the window).
@@ -46,8 +46,8 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from evals.reconsolidation.f1 import VERSION as F1_VERSION
-from evals.reconsolidation.f1 import answer_tokens, f1_tokens, max_f1
+from reconsolidation.evidence.f1 import VERSION as F1_VERSION
+from reconsolidation.evidence.f1 import answer_tokens, f1_tokens, max_f1
 
 VERSION = "reconsolidation-scorer@1"
 

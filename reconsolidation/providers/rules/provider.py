@@ -36,9 +36,9 @@ from typing import Sequence
 
 from reconsolidation import bounds
 from reconsolidation.domain import Proposal
-from reconsolidation.rules import paraphrase, summaries
-from reconsolidation.rules.equivalence import creation_key, equivalence_classes, normalize
-from reconsolidation.pipeline.sources import SourceView
+from reconsolidation.providers.rules import paraphrase, summaries
+from reconsolidation.providers.rules.equivalence import creation_key, equivalence_classes, normalize
+from reconsolidation.sources import SourceView
 
 PROVIDER = "rules"
 MODEL = "rules@1"

@@ -37,12 +37,12 @@ from uuid import UUID
 
 from reconsolidation.domain import ClauseDraft, GroupLease, InputRef, OperationView, Proposal
 from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, StaleInputs
-from reconsolidation.group_work.admission import CHANGED
-from reconsolidation.pipeline.leases import processing_enabled
+from reconsolidation.work.admission import CHANGED
+from reconsolidation.leases import processing_enabled
 from reconsolidation.providers.envelopes import Operation
 from reconsolidation.providers.parser import ProposalParse
 from reconsolidation.providers.verification import Review
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.store import ReconsolidationStore
 from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -96,7 +96,7 @@ def local_proposal(op: Operation, model_identity: str) -> Proposal:
 def _commit_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, ops: list[Operation],
                   applied: Applied, model_identity: str, now: datetime) -> None:
     """Every accepted candidate of one group (inside the caller's transaction)."""
-    from reconsolidation.group_work.process import _replan_union  # process imports this path
+    from reconsolidation.work.process import _replan_union  # process imports this path
 
     for op in ops:
         try:

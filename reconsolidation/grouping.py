@@ -34,10 +34,10 @@ from uuid import UUID
 from django.db import connection
 
 from reconsolidation import bounds
-from reconsolidation.pipeline import inventory_sql as sql
+from reconsolidation.inventory import sql as sql
 from reconsolidation.domain import GroupDraft, InputRef, SourceRef, input_digest, sorted_inputs
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
-from reconsolidation.pipeline.sources import allowed_sensitivities
+from reconsolidation.sources import allowed_sensitivities
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -169,7 +169,9 @@ def select_groups(
     duplicate or no_neighbours. Full-lane anchors are the model lane's: the checkpoint
     walks them from the job's model cursor (``inventory.model_lane``), so no anchor a slice
     cannot take is a dead end."""
-    from reconsolidation.pipeline.inventory import changed_lane_slots  # (inventory imports this module)
+    from reconsolidation.inventory.slices import (
+        changed_lane_slots,
+    )  # (inventory imports this module)
 
     now = require_aware(now)
     candidates = [(ref, lane) for ref, lane in anchors if ref.eligible and lane == "changed"]

@@ -44,13 +44,18 @@ from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 
 from reconsolidation import bounds
-from reconsolidation.group_work.admission import Admission, clear_shutdown, request_shutdown, shutdown_requested  # noqa: F401
+from reconsolidation.work.admission import (
+    Admission,
+    clear_shutdown,
+    request_shutdown,
+    shutdown_requested,
+)  # noqa: F401
 from reconsolidation.domain import GroupLease, SpendReceipt
 from reconsolidation.errors import LeaseLost, ReconsolidationError
-from reconsolidation.pipeline.leases import processing_enabled
+from reconsolidation.leases import processing_enabled
 from reconsolidation.providers.contract import Provider, ProviderFailure, ProviderResult, limit
 from reconsolidation.providers.settlement import settlement_for
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
 from veetbot.rls import RUNTIME_ALIAS
 

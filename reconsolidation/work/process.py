@@ -56,15 +56,16 @@ from typing import Optional, Sequence
 from uuid import uuid4
 
 from reconsolidation import bounds, mode
-from reconsolidation.group_work import model_path
+from reconsolidation.work import model_path
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, InputRef, OperationView, input_digest
 from reconsolidation.errors import (
     BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, ReconsolidationError, StaleInputs,
 )
-from reconsolidation.providers import rules, selection
+from reconsolidation.providers.rules import provider as rules
+from reconsolidation.providers import selection
 from reconsolidation.providers.contract import Provider
-from reconsolidation.pipeline.sources import current_sources
-from reconsolidation.pipeline.store import ReconsolidationStore
+from reconsolidation.sources import current_sources
+from reconsolidation.store import ReconsolidationStore
 from reconsolidation.writers import fences
 from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal

@@ -28,7 +28,7 @@
 * Scan coverage and model coverage are reported apart; a scanned anchor that no model
   looked at is ``queued`` or ``not_selected``, never "done".
 
-Every statement is bounded by the slice, not the bank (see ``reconsolidation/pipeline/inventory_sql.py``).
+Every statement is bounded by the slice, not the bank (see ``reconsolidation/inventory/sql.py``).
 No provider call happens here, and no source text leaves this module.
 """
 from __future__ import annotations
@@ -42,7 +42,8 @@ from django.db import connection
 
 from memory.services.owner_state import erasure_generation, lock_owner
 from reconsolidation import bounds
-from reconsolidation.pipeline import grouping, inventory_sql as sql
+from reconsolidation import grouping
+from reconsolidation.inventory import sql as sql
 from reconsolidation.domain import (
     Coverage, Group, GroupDraft, GroupLease, InputRef, OperationView, Proposal, SlicePlan, SliceReport, SourcePage, SourceRef,
     input_digest, sorted_inputs,
@@ -52,10 +53,10 @@ from reconsolidation.models import (
     GROUP_ACTIVE_STATES, ReconsolidationBlock, ReconsolidationEquivalenceBacklog, ReconsolidationGroup,
     ReconsolidationJob, ReconsolidationMember, ReconsolidationOperation,
 )
-from reconsolidation.providers import rules as rules_provider
+from reconsolidation.providers.rules import provider as rules_provider
 from reconsolidation.rows import audit, locked_job, operation_view, owner_fields
-from reconsolidation.rules.equivalence import creation_key, equivalence_classes
-from reconsolidation.pipeline.sources import allowed_sensitivities, current_sources, evidence_events
+from reconsolidation.providers.rules.equivalence import creation_key, equivalence_classes
+from reconsolidation.sources import allowed_sensitivities, current_sources, evidence_events
 from reconsolidation.writers import blocks, operations
 from veetbot.clock import require_aware
 from veetbot.identity import Principal

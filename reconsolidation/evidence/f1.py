@@ -9,7 +9,7 @@ One deliberate difference from the SQuAD v2 script: an empty side (a missing ans
 that normalises to nothing) scores 0.0, never 1.0, so emptiness can never look like a match.
 
 Pure: no Django, no database, no I/O. Changing any byte of this file requires a new VERSION and
-a new manifest (evals/capability/memory-reconsolidation.manifest.json).
+a new manifest (reconsolidation/evidence/corpus/memory-reconsolidation.manifest.json).
 """
 from __future__ import annotations
 

@@ -48,8 +48,8 @@ from uuid import UUID
 from memory import vocabulary
 from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft
-from reconsolidation.rules.equivalence import creation_key, normalize
-from reconsolidation.pipeline.sources import SourceView
+from reconsolidation.providers.rules.equivalence import creation_key, normalize
+from reconsolidation.sources import SourceView
 
 HEADING = "Summary of related memories:"
 BULLET = "- "

@@ -27,7 +27,7 @@ import unicodedata
 from datetime import datetime, timedelta, timezone
 from typing import Iterable, Optional, Sequence
 
-from reconsolidation.pipeline.sources import SourceView
+from reconsolidation.sources import SourceView
 
 _SPACE = re.compile(r"\s+")
 _MICROSECOND = timedelta(microseconds=1)

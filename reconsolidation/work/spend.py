@@ -38,7 +38,7 @@ from django.db.models import Sum
 from reconsolidation import bounds
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, Reservation, SpendReceipt
 from reconsolidation.errors import BudgetExhausted, Conflict, DuplicateReservation, Invalid, LeaseLost, NotFound
-from reconsolidation.pipeline.leases import require_enabled
+from reconsolidation.leases import require_enabled
 from reconsolidation.models import ReconsolidationSpend, ReconsolidationSpendDay
 from reconsolidation.rows import audit, locked_group, locked_job, owner_fields
 from veetbot.clock import require_aware
