@@ -10,7 +10,7 @@ from uuid import UUID
 
 from memory import vocabulary
 from memory.errors import NotFound
-from memory.models import Event, Memory, MemorySource, Principal, Session
+from memory.models import Event, Memory, MemorySource, OwnerToken, Principal, Session
 from memory.domain import EventPartView, EventView, MemoryView, SessionView, SourceRef
 
 
@@ -116,3 +116,27 @@ def owner_registered() -> bool:
     """Whether the owner in the current context has its principal row (an operator typed a
     real owner, not a typo that would otherwise "succeed" at erasing nothing)."""
     return Principal.objects.exists()
+
+
+def sessions_citing(*, memory_id: UUID) -> tuple[UUID, ...]:
+    """The live sessions holding the messages a belief cites (what erasing them would reach)."""
+    events = MemorySource.objects.filter(memory_id=memory_id).values_list("event_id", flat=True)
+    sessions = Event.objects.filter(id__in=list(events), erased_at__isnull=True).values_list("session_id", flat=True)
+    return tuple(sorted(set(sessions), key=str))
+
+
+def session_reach(*, session_id: UUID) -> Optional[tuple[int, int]]:
+    """(live messages, beliefs formed from them) of a live conversation, or None: what erasing
+    it takes with it, in numbers."""
+    events = list(Event.objects.filter(session_id=session_id, erased_at__isnull=True).values_list("id", flat=True))
+    if not events:
+        return None
+    formed = MemorySource.objects.filter(event_id__in=events).values("memory_id").distinct().count()
+    return len(events), formed
+
+
+def live_token(*, token_hash: Optional[str] = None, token_id: Optional[UUID] = None) -> Optional[tuple[UUID, list[str]]]:
+    """(ID, scopes) of the owner's unrevoked token with this hash or ID, or None."""
+    rows = OwnerToken.objects.filter(revoked_at__isnull=True)
+    rows = rows.filter(token_hash=token_hash) if token_hash is not None else rows.filter(id=token_id)
+    return rows.values_list("id", "scopes").first()

@@ -17,6 +17,9 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 
 from reconsolidation import bounds
 
+OPERATION_KINDS = ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict")
+OPERATION_STATES = ("proposed", "committed", "rejected", "stale", "invalidated", "undone")
+
 Lane = Literal["changed", "full"]
 GroupOutcome = Literal["completed", "no_change", "failed", "deferred", "stale"]
 SettleOutcome = Literal["verified", "unknown"]

@@ -33,7 +33,7 @@ from reconsolidation.domain import JobLease
 from reconsolidation.errors import Invalid, LeaseLost, ReconsolidationDisabled
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob, ReconsolidationSpend
 from reconsolidation.rows import audit, locked_job, owner_fields
-from reconsolidation.owner import pause
+from reconsolidation.selectors.pause import is_paused
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -161,7 +161,7 @@ def claim_due(
         raise Invalid("lease_owner: required (a label of the worker, any length)")
     with owner_context(principal):
         lock_owner(principal)
-        if pause.is_paused(principal):
+        if is_paused():
             return None  # the owner paused dreaming
         jobs = ReconsolidationJob.objects.filter(policy=bounds.POLICY)
         if jobs.filter(lease_token__isnull=False, lease_expires_at__gt=now).exists():
@@ -199,7 +199,7 @@ def renew(principal: Principal, job_id: UUID, lease_token: UUID, *, now: datetim
         job = locked_job(principal, lease_token, now, job_id=job_id)
         if now >= job.slice_started_at + timedelta(seconds=bounds.RECON_SLICE_DEADLINE_SECONDS):
             raise LeaseLost("slice_deadline")
-        if pause.is_paused(principal):
+        if is_paused():
             raise LeaseLost("paused")  # the running slice stops here; release recovers its work
         job.lease_expires_at = now + timedelta(seconds=bounds.RECON_LEASE_SECONDS)
         job.revision += 1

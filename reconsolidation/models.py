@@ -26,12 +26,11 @@ from django.db.models import Q
 
 from memory.models import OwnedModel, owner_fk
 from memory.vocabulary import choices
+from reconsolidation.domain import OPERATION_KINDS, OPERATION_STATES
 
 JOB_STATES = ("open", "completed")
 GROUP_STATES = ("pending", "leased", "completed", "no_change", "stale", "failed")
 GROUP_ACTIVE_STATES = ("pending", "leased")
-OPERATION_KINDS = ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict")
-OPERATION_STATES = ("proposed", "committed", "rejected", "stale", "invalidated", "undone")
 # The only transitions; a trigger in migration 0002 enforces the same table in SQL.
 OPERATION_TRANSITIONS = {
     "proposed": {"committed", "rejected", "stale"},
@@ -267,7 +266,7 @@ class DerivedMemory(OwnedModel):
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
     erased_at = models.DateTimeField(null=True, blank=True)
-    # Owner controls (reconsolidation.owner.derived): review flags, a local-scope restriction
+    # Owner controls (reconsolidation.services.derived): review flags, a local-scope restriction
     # overlaid on the immutable projection (not here), retirement (not true). No prose.
     reviewed_at = models.DateTimeField(null=True, blank=True)
     dismissed_at = models.DateTimeField(null=True, blank=True)

@@ -219,7 +219,7 @@ def _summaries(historical: bool) -> str:
       AND jsonb_typeof(s.clauses) = 'array' AND jsonb_array_length(s.clauses) > 0
       AND s.sensitivity = ANY(%(sensitivities)s::text[])
       AND (s.scope = %(scope)s OR (%(scope)s <> 'user' AND s.scope = 'user' AND s.portable
-           AND s.restricted_at IS NULL))  -- the owner's "not here" overlay (reconsolidation.owner.derived)
+           AND s.restricted_at IS NULL))  -- the owner's "not here" overlay (reconsolidation.services.derived)
       AND s.valid_from <= %(at)s AND (s.expires_at IS NULL OR s.expires_at > %(at)s)
       AND (cardinality(%(belief_types)s::text[]) = 0 OR s.belief_type = ANY(%(belief_types)s::text[]))
     ORDER BY live.anchor_rank, s.store_position DESC NULLS LAST, s.id

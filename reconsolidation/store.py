@@ -16,15 +16,13 @@ from datetime import datetime
 from typing import Callable, Mapping, Optional, Sequence
 from uuid import UUID
 
-from reconsolidation import bounds
+from reconsolidation import bounds, leases
 from reconsolidation.work import claims, spend
 from reconsolidation.inventory import slices as inventory
-from reconsolidation import leases
 from reconsolidation.domain import (
     CallAudit, CallCompletion, Group, GroupDraft, GroupLease, InputRef, InvalidationReceipt, JobLease,
-    OperationPage, OperationView, Proposal, Reservation, SlicePlan, SliceReport, SourcePage, SpendReceipt,
+    OperationView, Proposal, Reservation, SlicePlan, SliceReport, SourcePage, SpendReceipt,
 )
-from reconsolidation.owner import reads, review, undo
 from reconsolidation.writers import operations
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
@@ -101,27 +99,3 @@ class ReconsolidationStore:
     def invalidate(self, principal: Principal, source_ids: Sequence[UUID], *, reason: str,
                    now: Optional[datetime] = None) -> InvalidationReceipt:
         return operations.invalidate(principal, source_ids, reason=reason, now=self._now(now))
-
-    def get_operation(self, principal: Principal, operation_id: UUID, *, ceiling: str) -> OperationView:
-        return reads.get_operation(principal, operation_id, ceiling=ceiling)
-
-    def list_operations(self, principal: Principal, *, ceiling: str, cursor: Optional[str] = None,
-                        limit: int = bounds.RECON_OPERATIONS_PAGE_DEFAULT, kind: Optional[str] = None,
-                        state: Optional[str] = None) -> OperationPage:
-        return reads.list_operations(principal, ceiling=ceiling, cursor=cursor, limit=limit, kind=kind, state=state)
-
-    def undo(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
-             idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
-        return undo.undo(principal, operation_id, expected_revision=expected_revision,
-                         idempotency_key=idempotency_key, now=self._now(now))
-
-    # --- owner review (reviewed mode) ----------------------------------------------------
-    def approve(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
-                idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
-        return review.approve(principal, operation_id, expected_revision=expected_revision,
-                              idempotency_key=idempotency_key, now=self._now(now))
-
-    def reject(self, principal: Principal, operation_id: UUID, *, expected_revision: int,
-               idempotency_key: str, now: Optional[datetime] = None) -> OperationView:
-        return review.reject(principal, operation_id, expected_revision=expected_revision,
-                             idempotency_key=idempotency_key, now=self._now(now))

@@ -4,7 +4,7 @@ The preview re-reads every selected operation as it is now (``selectors.operatio
 and lists every original each one affects before anything is written; the ones that are
 no longer pending, or whose sources are unavailable, are listed apart and not offered.
 Each offered item carries its own expected revision and a fresh idempotency key, so the
-confirmation is one ordinary, revision-checked, idempotent ``review.approve`` / ``reject``
+confirmation is one ordinary, revision-checked, idempotent ``operation_act`` (approve / reject)
 per operation — a resubmitted confirmation replays instead of acting twice, and an item
 that changed since the preview is a conflict that changes nothing, while its siblings
 still go through.
@@ -18,13 +18,14 @@ from typing import Optional
 from uuid import UUID
 
 from memory.errors import Conflict, MemoryError_, NotFound
-from reconsolidation.owner import reads, review
+from reconsolidation.selectors.operations import operation_get
+from reconsolidation.services.operations import operation_act
 from review_ui import selectors, words
 from review_ui.forms import new_key
 from veetbot.identity import Principal
 
 log = logging.getLogger(__name__)  # IDs and outcome codes only
-ACTIONS = {"approve": review.approve, "reject": review.reject}
+ACTIONS = {"approve": "approved", "reject": "rejected"}  # action -> outcome
 # One bulk review at most covers a full journal page of the reader's maximum.
 BULK_MAX_OPERATIONS = 100
 _ITEM = re.compile(r"^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\|([1-9][0-9]{0,8})\|(review-[0-9a-f-]{36})$")
@@ -121,12 +122,13 @@ def confirmation(action: str, tokens: list[str]) -> list[tuple[UUID, int, str]]:
 
 def apply(principal: Principal, action: str, items: list[tuple[UUID, int, str]]) -> tuple[Result, ...]:
     """One revision-checked, idempotent review call per item; siblings are independent."""
-    service, done = ACTIONS[action], "approved" if action == "approve" else "rejected"
+    done = ACTIONS[action]
     results = []
     for operation_id, revision, key in items:
         outcome: Optional[str] = done
         try:
-            service(principal, operation_id, expected_revision=revision, idempotency_key=key)
+            operation_act(principal=principal, action=action, operation_id=operation_id, expected_revision=revision,
+                          idempotency_key=key)
         except NotFound:
             outcome = "not_found"
         except Conflict:
@@ -136,7 +138,7 @@ def apply(principal: Principal, action: str, items: list[tuple[UUID, int, str]])
         log.info("review bulk %s operation=%s outcome=%s", action, operation_id, outcome)
         labels = {}
         try:
-            now = reads.get_operation(principal, operation_id, ceiling=selectors.CEILING)
+            now = operation_get(principal=principal, operation_id=operation_id, ceiling=selectors.CEILING)
             labels = {"kind_label": words.KIND.get(now.kind, now.kind), "state_label": words.STATE.get(now.state, now.state)}
         except NotFound:
             pass

@@ -16,9 +16,8 @@ from django.core import signing
 
 from memory import selectors as memory_selectors
 from memory import vocabulary
-from memory.models import Event, MemorySource
-from reconsolidation.models import ReconsolidationDependency, ReconsolidationOperation
-from reconsolidation.owner import derived
+from reconsolidation.selectors.derived import derived_browse
+from reconsolidation.selectors.operations import operations_using
 from review_ui import words
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -95,8 +94,8 @@ def page(principal: Principal, *, kind: str = "originals", status: str = "", bel
                     at=v.evidence_at, operation_id=None) for v in views]
         last = (views[-1].store_position, views[-1].id) if views else None
     else:
-        found = derived.derived_browse(principal, ceiling=CEILING, limit=PAGE_SIZE + 1, after=after,
-                                       belief_type=belief_type or None)
+        found = derived_browse(principal=principal, ceiling=CEILING, limit=PAGE_SIZE + 1, after=after,
+                               belief_type=belief_type or None)
         more, found = len(found) > PAGE_SIZE, found[:PAGE_SIZE]
         rows = [Row(id=v.id, kind=words.RECORD_KIND[v.record_kind], subject=v.content.subject,
                     text=" ".join(c.text for c in v.content.clauses), belief_type=v.content.belief_type,
@@ -109,16 +108,12 @@ def page(principal: Principal, *, kind: str = "originals", status: str = "", bel
 
 def uses(principal: Principal, memory_id: UUID) -> tuple[Use, ...]:
     """The operations that used this original (as input or support), newest first."""
-    with owner_context(principal):
-        ids = ReconsolidationDependency.objects.filter(memory_id=memory_id).values_list("operation_id", flat=True)
-        operations = ReconsolidationOperation.objects.filter(id__in=list(ids)).order_by("-created_at", "id")
-        return tuple(Use(operation_id=o.id, kind=words.KIND.get(o.kind, o.kind), state=words.STATE.get(o.state, o.state),
-                         at=o.created_at) for o in operations[:USES_SHOWN])
+    operations = operations_using(principal=principal, memory_id=memory_id, limit=USES_SHOWN)
+    return tuple(Use(operation_id=o.id, kind=words.KIND.get(o.kind, o.kind), state=words.STATE.get(o.state, o.state),
+                     at=o.created_at) for o in operations)
 
 
 def conversations(principal: Principal, memory_id: UUID) -> tuple[UUID, ...]:
     """The sessions holding the messages this original cites (still there to erase)."""
     with owner_context(principal):
-        events = MemorySource.objects.filter(memory_id=memory_id).values_list("event_id", flat=True)
-        return tuple(sorted(set(Event.objects.filter(id__in=list(events), erased_at__isnull=True)
-                                .values_list("session_id", flat=True)), key=str))
+        return memory_selectors.sessions_citing(memory_id=memory_id)

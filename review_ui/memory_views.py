@@ -22,10 +22,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memory import vocabulary
 from memory.api.inputs import ACCOUNT_ERASE_CONFIRMATION
 from memory.errors import MemoryError_, NotFound
-from memory.models import Event, MemorySource
+from memory import selectors as memory_selectors
 from memory.services import ceilings, erasure
 from memory.services.receipts import request_sha256
-from reconsolidation.owner import pause
+from reconsolidation.services.pause import dreaming_pause_set
 from review_ui import memories, selectors, words
 from review_ui.forms import new_key
 from review_ui.security import clear_review_cookie, review_page
@@ -140,11 +140,10 @@ def original_action(request: HttpRequest, memory_id: UUID, action: str) -> HttpR
 def _session_counts(request: HttpRequest, session_id: UUID) -> dict:
     """What erasing the conversation takes with it, in numbers (no words of it)."""
     with owner_context(request.review.principal):
-        events = list(Event.objects.filter(session_id=session_id, erased_at__isnull=True).values_list("id", flat=True))
-        if not events:
-            raise Http404()
-        formed = MemorySource.objects.filter(event_id__in=events).values("memory_id").distinct().count()
-    return {"messages": len(events), "memories": formed}
+        reach = memory_selectors.session_reach(session_id=session_id)
+    if reach is None:
+        raise Http404()
+    return {"messages": reach[0], "memories": reach[1]}
 
 
 @require_http_methods(["GET", "POST"])
@@ -184,7 +183,7 @@ def dreaming(request: HttpRequest) -> HttpResponse:
         return HttpResponse(READ_ONLY, status=403, content_type="text/plain")
     if wanted not in ("true", "false"):
         return HttpResponse("The request was malformed.", status=400, content_type="text/plain")
-    pause.set_paused(request.review.principal, wanted == "true")
+    dreaming_pause_set(principal=request.review.principal, paused=wanted == "true")
     log.info("review dreaming paused=%s", wanted)
     return HttpResponseRedirect(reverse("review:journal"), status=303)
 

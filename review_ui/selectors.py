@@ -1,12 +1,11 @@
 """Reads of the review dashboard, returning plain frozen values for the templates.
 
-Every read is the owner's own (``owner_context`` of the signed-in principal) and fresh:
-the journal (``review_ui.journal``) pages through ``reconsolidation.owner.reads``, a detail re-fetches
-its operation with ``reads.get_operation`` and re-reads each original through
-``memory.selectors.memory_get``, and a source page reads the original again. Nothing is
-cached between requests, nothing is inferred: a summary is labelled as derived, never
-as an original, and an operation whose required support is unavailable shows opaque
-metadata only — no statements, subjects, links or source counts.
+Every read is the owner's own and fresh, through reconsolidation's and memory's selectors:
+a detail is the operation's allowlisted journal view (``reconsolidation.selectors.journal``)
+with its originals re-read, and a source page reads the original again. Nothing is cached
+between requests, nothing is inferred: a summary is labelled as derived, never as an
+original, and an operation whose required support is unavailable shows opaque metadata
+only — no statements, subjects, links or source counts.
 
 The dashboard is the owner's own view, so it reads at the top sensitivity ceiling.
 """
@@ -19,10 +18,9 @@ from uuid import UUID
 from memory import selectors as memory_selectors
 from memory import vocabulary
 from memory.errors import NotFound as MemoryNotFound
-from reconsolidation.domain import OperationView
-from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
-from reconsolidation.owner import derived as derived_service
-from reconsolidation.owner import reads
+from reconsolidation.selectors import journal
+from reconsolidation.selectors.derived import DerivedView, operation_derived
+from reconsolidation.selectors.journal import OwnerOperation
 from review_ui import words
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -56,7 +54,7 @@ class Claim:
 
 @dataclass(frozen=True)
 class Detail:
-    operation: OperationView
+    operation: OwnerOperation
     kind_label: str
     state_label: str
     withheld: bool  # a required original is unavailable: opaque metadata only
@@ -76,83 +74,54 @@ class Detail:
         return self.operation.kind in KIND_LABELS
 
 
-def _original(memory_id: UUID) -> Optional[SourceLine]:
-    try:
-        view = memory_selectors.memory_get(memory_id=memory_id, ceiling=CEILING)
-    except MemoryNotFound:
-        return None
-    return SourceLine(memory_id=view.id, statement=view.statement, subject=view.subject)
-
-
-def _line(line: SourceLine, **changes) -> SourceLine:
-    return replace(line, **changes)
-
-
 def operation_detail(principal: Principal, operation_id: UUID) -> Detail:
     """The operation as it is now, with its originals re-read (``NotFound`` when it is
     not the owner's)."""
-    view = reads.get_operation(principal, operation_id, ceiling=CEILING)
-    base = dict(operation=view, kind_label=KIND_LABELS.get(view.kind, view.kind),
-                state_label=STATE_LABELS.get(view.state, view.state))
+    op = journal.operation_detail(principal=principal, operation_id=operation_id, ceiling=CEILING)
+    base = dict(operation=op, kind_label=KIND_LABELS.get(op.kind, op.kind),
+                state_label=STATE_LABELS.get(op.state, op.state))
     with owner_context(principal):
-        row = ReconsolidationOperation.objects.get(id=operation_id)
-        found = {ref.memory_id: _original(ref.memory_id) for ref in view.inputs}
-        if any(line is None for line in found.values()):
-            return Detail(**base, withheld=True, actions=_actions(view, withheld=True))
-        derived_id = DerivedMemory.objects.filter(operation_id=view.id).values_list("id", flat=True).first()
-        members = list(ReconsolidationMember.objects.filter(operation_id=view.id).values_list("canonical_id", "member_id"))
-    derived = _derived(principal, derived_id)
-    canonical = members[0][0] if members else None
-    originals = tuple(_line(found[ref.memory_id], canonical=ref.memory_id == canonical) for ref in view.inputs)
-    claims, omitted, notice = _claims(view, row, derived, found, canonical)
+        originals = memory_selectors.memory_map(memory_ids=[link.memory_id for link in op.sources], ceiling=CEILING)
+    if op.content is None or any(link.memory_id not in originals for link in op.sources):
+        return Detail(**base, withheld=True, actions=_actions(op, withheld=True))
+    canonical = op.content.canonical_id
+    found = {i: SourceLine(memory_id=v.id, statement=v.statement, subject=v.subject,
+                           canonical=v.id == canonical) for i, v in originals.items()}
+    originals_in_order = tuple(found[link.memory_id] for link in op.sources)
+    derived = operation_derived(principal=principal, operation_id=op.id, ceiling=CEILING)
+    claims, omitted, notice = _claims(op, found)
     extra = {}
     if derived is not None:
         flags = tuple(label for label, on in (("dismissed", derived.dismissed_at is not None),
                                               ("not here", derived.restricted)) if on)
         extra = dict(derived_id=derived.id, derived_kind=derived.record_kind, derived_status=derived.status,
                      derived_revision=derived.revision, derived_flags=flags)
-    return Detail(**base, withheld=False, originals=originals, claims=claims, omitted=omitted, notice=notice,
-                  actions=_actions(view, withheld=False, derived=derived), **extra)
+    return Detail(**base, withheld=False, originals=originals_in_order, claims=claims, omitted=omitted,
+                  notice=notice, actions=_actions(op, withheld=False, derived=derived), **extra)
 
 
-def _derived(principal: Principal, derived_id: Optional[UUID]):
-    """The governed derived detail (``reconsolidation.owner.derived``): content only while the
-    projection is active and all of its support is available; None once deleted."""
-    if derived_id is None:
-        return None
-    try:
-        return derived_service.derived_get(principal, derived_id, ceiling=CEILING)
-    except MemoryNotFound:
-        return None
-
-
-def _claims(view: OperationView, row: ReconsolidationOperation, derived, found: dict, canonical):
-    if view.kind in ("summarize_related", "infer_connection"):
-        label = "Summary clause" if view.kind == "summarize_related" else "Hypothesis (inferred, tentative)"
-        if derived is not None and derived.content is not None:
-            clauses = [(c.text, list(c.source_ids)) for c in derived.content.clauses]
-        elif derived is None and view.state == "proposed":
-            clauses = [(found[UUID(ids[0])].statement, [UUID(i) for i in ids]) for ids in row.clause_sources]
-        else:
-            clauses = []  # an ended projection keeps no text: its history is the operation
-        claims = tuple(Claim(label=label, text=text, sources=tuple(found[i] for i in ids if i in found))
-                       for text, ids in clauses)
-        cited = {i for _text, ids in clauses for i in ids}
-        omitted = tuple(_line(found[ref.memory_id], omitted=True) for ref in view.inputs
-                        if ref.memory_id not in cited) if clauses else ()
+def _claims(op: OwnerOperation, found: dict[UUID, SourceLine]):
+    if op.kind in ("summarize_related", "infer_connection"):
+        label = "Summary clause" if op.kind == "summarize_related" else "Hypothesis (inferred, tentative)"
+        clauses = op.content.clauses  # none once a projection ended: its history is the operation
+        claims = tuple(Claim(label=label, text=c.text, sources=tuple(found[i] for i in c.source_ids if i in found))
+                       for c in clauses)
+        cited = {i for c in clauses for i in c.source_ids}
+        omitted = tuple(replace(found[link.memory_id], omitted=True) for link in op.sources
+                        if link.memory_id not in cited) if clauses else ()
         return claims, omitted, ""
-    if view.kind == "merge_equivalent":
-        head = found.get(canonical) or found[view.inputs[0].memory_id]
-        sources = tuple(_line(found[ref.memory_id], canonical=ref.memory_id == canonical) for ref in view.inputs)
+    if op.kind == "merge_equivalent":
+        sources = tuple(found[link.memory_id] for link in op.sources)
+        head = found.get(op.content.canonical_id) or sources[0]
         return (Claim(label="Equivalent originals (one renders in recall)", text=head.statement, sources=sources),), (), ""
-    if view.kind == "flag_conflict":
-        sides = tuple(Claim(label=f"Side {n}", text=found[ref.memory_id].statement, sources=(found[ref.memory_id],))
-                      for n, ref in enumerate(view.inputs, start=1))
+    if op.kind == "flag_conflict":
+        sides = tuple(Claim(label=f"Side {n}", text=found[link.memory_id].statement, sources=(found[link.memory_id],))
+                      for n, link in enumerate(op.sources, start=1))
         return sides, (), CONFLICT_NOTICE
     return (), (), ""  # an unknown kind stays inspectable, without claims or actions
 
 
-def _actions(view: OperationView, *, withheld: bool, derived=None) -> frozenset[str]:
+def _actions(view: OwnerOperation, *, withheld: bool, derived: Optional[DerivedView] = None) -> frozenset[str]:
     if view.kind not in KIND_LABELS:
         return frozenset()
     actions = set()

@@ -19,7 +19,7 @@ from uuid import UUID
 
 from django.core import signing
 
-from memory.models import OwnerToken
+from memory.selectors import live_token
 from memory.services.owners import token_authenticate, token_hash
 from review_ui import bounds
 from veetbot.identity import SCOPE_READ, SCOPE_WRITE, Principal
@@ -41,8 +41,8 @@ class ReviewSession:
 
 def _token_id(principal: Principal, bearer: str) -> Optional[UUID]:
     with owner_context(principal):
-        return OwnerToken.objects.filter(token_hash=token_hash(bearer), revoked_at__isnull=True).values_list(
-            "id", flat=True).first()
+        found = live_token(token_hash=token_hash(bearer))
+    return found[0] if found is not None else None
 
 
 def sign_in(bearer: str) -> Optional[str]:
@@ -72,8 +72,8 @@ def current_session(cookie: Optional[str]) -> Optional[ReviewSession]:
     except (signing.BadSignature, KeyError, TypeError, ValueError):
         return None
     with owner_context(owner):
-        row = OwnerToken.objects.filter(id=token_id, revoked_at__isnull=True).values_list("scopes", flat=True).first()
-    if row is None or sorted(row) != scopes or SCOPE_READ not in scopes:
+        found = live_token(token_id=token_id)
+    if found is None or sorted(found[1]) != scopes or SCOPE_READ not in scopes:
         return None
     principal = Principal(tenant_id=owner.tenant_id, principal_id=owner.principal_id, scopes=frozenset(scopes))
     return ReviewSession(principal=principal, token_id=token_id)

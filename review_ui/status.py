@@ -3,10 +3,9 @@ beside model-processed groups, spend today against the daily ceiling, and fourte
 of spend and operations for the chart — each said in plain words (``Status.sentences``,
 ``SliceLine.sentence``), never as counter names.
 
-Everything here is content free by construction: it reads jobs, audit rows (event, reason
-code, integer counts), spend days and operation counts — never a statement, excerpt or
-summary. Unknown spend stays charged at its reservation (the spend ledger's rule), so
-"spend today" is what the ceiling is measured against, not a guess of the bill.
+Everything here is content free by construction: it words what
+``reconsolidation.selectors.status`` reads (audit counts, coverage, spend and operation
+counts) — never a statement, excerpt or summary.
 """
 from __future__ import annotations
 
@@ -17,25 +16,17 @@ from typing import Optional
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db.models import Count
-from django.db.models.functions import TruncDate
 
 from reconsolidation import bounds as recon_bounds
 from reconsolidation import mode
 from reconsolidation.domain import Coverage
-from reconsolidation.owner import pause
-from reconsolidation.inventory.slices import coverage
 from reconsolidation.leases import processing_enabled
-from reconsolidation.models import (
-    ReconsolidationAudit, ReconsolidationJob, ReconsolidationOperation, ReconsolidationSpendDay,
-)
+from reconsolidation.selectors.pause import dreaming_pause_get
+from reconsolidation.selectors.status import dreaming_history
 from review_ui import bounds
 from review_ui.words import MODE, plural
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
-from veetbot.rls import owner_context
-
-SLICE_EVENTS = ("slice_inventory", "slice_paused")
 # The one provider that is free and runs on this machine; every other one may cost money.
 FREE_LOCAL_PROVIDERS = ("rules",)
 
@@ -164,24 +155,16 @@ def status(principal: Principal, *, now: Optional[datetime] = None) -> Status:
     now = now or utcnow()
     today = now.astimezone(timezone.utc).date()
     first = today - timedelta(days=bounds.REVIEW_CHART_DAYS - 1)
-    with owner_context(principal):
-        audits = ReconsolidationAudit.objects.filter(event__in=SLICE_EVENTS).order_by("-recorded_at", "-id")
-        slices = tuple(SliceLine(recorded_at=a.recorded_at, event=a.event,
-                                 counts=tuple(sorted((k, int(v)) for k, v in a.counts.items())))
-                       for a in audits[: bounds.REVIEW_STATUS_LAST_SLICES])
-        job = ReconsolidationJob.objects.filter(policy=recon_bounds.POLICY).order_by("-due_day", "-created_at").first()
-        cover = coverage(principal, job) if job is not None else None
-        spend = dict(ReconsolidationSpendDay.objects.filter(day__gte=first, day__lte=today)
-                     .values_list("day", "charged_usd"))
-        ops = dict(ReconsolidationOperation.objects.filter(created_at__date__gte=first)
-                   .annotate(day=TruncDate("created_at", tzinfo=timezone.utc)).values("day")
-                   .annotate(n=Count("id")).values_list("day", "n"))
+    history = dreaming_history(principal=principal, first_day=first, last_day=today,
+                               last_slices=bounds.REVIEW_STATUS_LAST_SLICES)
+    slices = tuple(SliceLine(recorded_at=r.recorded_at, event=r.event, counts=r.counts) for r in history.slices)
+    spend, ops, cover, job_day = history.spend_by_day, history.operations_by_day, history.coverage, history.scan_day
     days = tuple(DayPoint(day=d, spend_usd=spend.get(d, Decimal("0")), operations=ops.get(d, 0))
                  for d in (first + timedelta(days=i) for i in range(bounds.REVIEW_CHART_DAYS)))
-    paused = pause.state(principal)
+    paused = dreaming_pause_get(principal=principal)
     return Status(mode=_mode(), processing_enabled=processing_enabled(), slices=slices, coverage=cover,
                   paused=paused.paused, paused_since=paused.changed_at if paused.paused else None,
                   spend_today_usd=spend.get(today, Decimal("0")),
                   daily_ceiling_usd=recon_bounds.RECON_DAILY_BUDGET_USD,
                   days=days, provider=getattr(settings, "AGENT_MEMORY_RECONSOLIDATION_PROVIDER", "rules"),
-                  scan_day=job.due_day if job is not None else None, today=today)
+                  scan_day=job_day, today=today)

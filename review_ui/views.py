@@ -1,7 +1,7 @@
 """Thin views of the review dashboard: parse, call one selector or service, render.
 
-Writes go through the reconsolidation services (``review.approve``/``reject``,
-``undo.undo``) and, for derived memories, the governed derived service; the dashboard
+Writes go through reconsolidation's services (``services.operations.operation_act`` and,
+for derived memories, ``services.derived``); the dashboard
 has no rules of its own. After a write: success redirects to the fresh detail with a
 fixed feedback code (never content in the URL); a conflict re-renders the current
 operation with a new key (the old request is settled); any other failure keeps the
@@ -22,7 +22,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory.errors import Conflict, Invalid, MemoryError_, NotFound
 from memory.services.receipts import request_sha256
-from reconsolidation.owner import derived, review, undo
+from reconsolidation.services.derived import derived_delete, derived_review
+from reconsolidation.services.operations import operation_act
 from memory import vocabulary
 from review_ui import ask as asking, bounds, bulk, chart, selectors
 from review_ui import journal as journal_reads
@@ -51,8 +52,7 @@ DERIVED_FEEDBACK = {"dismiss": "dismissed", "not_here": "not_here", "not_true": 
 RETRY_FEEDBACK = "That did not work. Nothing was changed; you can retry the same request."
 READ_ONLY = "This sign-in may read but not change memory."
 MALFORMED = "The request was malformed."
-OPERATION_ACTIONS = {"approve": (review.approve, "approved"), "reject": (review.reject, "rejected"),
-                     "undo": (undo.undo, "undone")}
+OPERATION_ACTIONS = {"approve": "approved", "reject": "rejected", "undo": "undone"}  # action -> feedback code
 
 
 @require_http_methods(["GET", "POST"])
@@ -231,10 +231,10 @@ def operation_action(request: HttpRequest, operation_id: UUID, action: str) -> H
     values, refused = _write_request(request, operation_id)
     if refused is not None:
         return refused
-    service, code = OPERATION_ACTIONS[action]
+    code = OPERATION_ACTIONS[action]
     try:
-        service(request.review.principal, operation_id, expected_revision=values["expected_revision"],
-                idempotency_key=values["idempotency_key"])
+        operation_act(principal=request.review.principal, action=action, operation_id=operation_id,
+                      expected_revision=values["expected_revision"], idempotency_key=values["idempotency_key"])
     except NotFound:
         raise Http404()
     except Conflict as exc:
@@ -271,13 +271,13 @@ def derived_action(request: HttpRequest, operation_id: UUID, action: str) -> Htt
                             body={"expected_revision": values["expected_revision"]})
     try:
         if action == "delete":
-            derived.derived_delete(request.review.principal, current.derived_id, ceiling=selectors.CEILING,
-                                   idempotency_key=values["idempotency_key"], request_sha256=digest,
-                                   expected_revision=values["expected_revision"])
+            derived_delete(principal=request.review.principal, derived_id=current.derived_id,
+                           ceiling=selectors.CEILING, idempotency_key=values["idempotency_key"],
+                           request_sha256=digest, expected_revision=values["expected_revision"])
         else:
-            derived.derived_review(request.review.principal, current.derived_id, action=action,
-                                   ceiling=selectors.CEILING, idempotency_key=values["idempotency_key"],
-                                   request_sha256=digest, expected_revision=values["expected_revision"])
+            derived_review(principal=request.review.principal, derived_id=current.derived_id, action=action,
+                           ceiling=selectors.CEILING, idempotency_key=values["idempotency_key"],
+                           request_sha256=digest, expected_revision=values["expected_revision"])
     except NotFound:
         raise Http404()
     except Conflict:

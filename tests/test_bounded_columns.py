@@ -46,10 +46,11 @@ from reconsolidation.management.commands import dream
 from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationGroup, ReconsolidationJob, ReconsolidationOperation,
 )
-from reconsolidation.owner import derived, receipts as recon_receipts
 from reconsolidation.store import ReconsolidationStore
 from reconsolidation.rows import audit
 from reconsolidation.providers.rules import summaries
+from reconsolidation.services import derived as derived_services
+from reconsolidation.services import operations as operation_services
 from tests.factories import T0, make_owner
 from tests.recall.helpers import Bank, basis
 from tests.reconsolidation.helpers import original, proposal
@@ -97,7 +98,7 @@ VOCABULARIES = [
     *[(f"reconsolidation_{table}", "policy", (bounds.POLICY,)) for table in RECON_TABLES_WITH_POLICY],
     # memory's own kinds and the two reconsolidation writes into the same receipts table
     ("memory_idempotencyreceipt", "resource_kind",
-     (*memory_receipts.RESOURCE_KINDS, recon_receipts.RESOURCE_KIND, derived.RESOURCE_KIND)),
+     (*memory_receipts.RESOURCE_KINDS, operation_services.RESOURCE_KIND, derived_services.RESOURCE_KIND)),
     ("memory_ownertoken", "scopes", ALL_SCOPES),
     # a derived memory copies its sources' type (or "mixed") and their highest sensitivity
     ("reconsolidation_derivedmemory", "belief_type", (*vocabulary.BELIEF_TYPES, summaries.MIXED_BELIEF_TYPES)),

@@ -237,10 +237,9 @@ def _sweep_clocks(instant: datetime, sweeps: int) -> list[datetime]:
 def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Optional[int]) -> int:
     """Approve the arm's pending proposals (oldest first) as the owner; at most ``limit``."""
     from reconsolidation.models import ReconsolidationOperation
-    from reconsolidation.store import ReconsolidationStore
+    from reconsolidation.services.operations import operation_approve
     from veetbot.rls import owner_context
 
-    store = ReconsolidationStore(clock=lambda: now)
     with owner_context(principal):
         pending = list(ReconsolidationOperation.objects.filter(state="proposed", kind__in=list(kinds))
                        .order_by("created_at", "id").values_list("id", "revision"))
@@ -249,8 +248,8 @@ def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Opti
         if limit is not None and approved >= limit:
             break
         try:
-            store.approve(principal, operation_id, expected_revision=revision,
-                          idempotency_key=f"eval-approve-{operation_id}")
+            operation_approve(principal=principal, operation_id=operation_id, expected_revision=revision,
+                              idempotency_key=f"eval-approve-{operation_id}", now=now)
         except Exception as error:  # a conflict (e.g. overlapping merge) rejects only itself
             from reconsolidation.errors import Conflict, StaleInputs
             if not isinstance(error, (Conflict, StaleInputs)):

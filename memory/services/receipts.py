@@ -6,6 +6,10 @@ sees the first's receipt), then either replays the receipt or performs the write
 records its receipt in the same transaction: a write that fails leaves no receipt, a
 receipt never outlives a rolled-back write.
 
+``receipt_replay`` and ``receipt_record`` are the same two steps for writes that replay in
+their own way (reconsolidation's operation actions and derived-memory controls): one key
+namespace per owner, one table, whatever wrote the receipt.
+
 A receipt holds digests and opaque IDs only, never prose. A replay re-renders the
 *current* state of the resource it names, so erasure needs no receipt cleanup: a replayed
 create of a since-erased resource answers not_found, while a replayed 204 (an erasure)
@@ -107,6 +111,29 @@ def erasure_receipt(receipt: IdempotencyReceipt) -> ErasureReceipt:
                           erased_at=receipt.created_at)
 
 
+def receipt_replay(key: str, request_sha256: str, resource_kind: Optional[str] = None
+                   ) -> Optional[IdempotencyReceipt]:
+    """The receipt of an earlier use of ``key``, or None (first use). The key serving another
+    request — or, given ``resource_kind``, another kind of resource — is ``KeyReused``. Call
+    inside the owner's unit of work after ``lock_owner``, so concurrent replays serialize."""
+    receipt = IdempotencyReceipt.objects.filter(key_sha256=key_sha256(key)).first()
+    if receipt is None:
+        return None
+    if receipt.request_sha256 != request_sha256 or (resource_kind is not None and receipt.resource_kind != resource_kind):
+        raise KeyReused()
+    return receipt
+
+
+def receipt_record(principal: Principal, key: str, request_sha256: str, *, status_code: int, resource_kind: str,
+                   resource_id: Optional[UUID], now: datetime) -> None:
+    """Record the receipt of a write in the write's own transaction (see ``receipt_replay``)."""
+    IdempotencyReceipt.objects.create(
+        tenant_id=principal.tenant_id, principal_id=principal.principal_id, key_sha256=key_sha256(key),
+        request_sha256=request_sha256, status_code=status_code, resource_kind=resource_kind,
+        resource_id=resource_id, created_at=now,
+    )
+
+
 def idempotent_write(
     *, principal: Principal, key: str, request_sha256: str, write: Callable[[], Written],
     ceiling: str = "restricted", now: Optional[datetime] = None,
@@ -116,13 +143,10 @@ def idempotent_write(
     ``ceiling`` bounds what a replay may render (a create renders the caller's own new
     resource, so callers pass the top ceiling; review passes the request's ceiling).
     """
-    digest = key_sha256(key)
     with owner_context(principal):
         lock_owner(principal)
-        receipt = IdempotencyReceipt.objects.filter(key_sha256=digest).first()
+        receipt = receipt_replay(key, request_sha256)
         if receipt is not None:
-            if receipt.request_sha256 != request_sha256:
-                raise KeyReused()
             if receipt.status_code == NO_CONTENT or receipt.resource_id is None:
                 return Outcome(status_code=receipt.status_code, value=None, replayed=True)
             if receipt.resource_kind in ERASURE_KINDS:
@@ -132,10 +156,7 @@ def idempotent_write(
         result = write()
         if result.resource_kind not in RESOURCE_KINDS:
             raise ValueError(f"unknown resource kind {result.resource_kind!r}")
-        IdempotencyReceipt.objects.create(
-            tenant_id=principal.tenant_id, principal_id=principal.principal_id, key_sha256=digest,
-            request_sha256=request_sha256, status_code=result.status_code,
-            resource_kind=result.resource_kind, resource_id=result.resource_id, created_at=now or utcnow(),
-        )
+        receipt_record(principal, key, request_sha256, status_code=result.status_code,
+                       resource_kind=result.resource_kind, resource_id=result.resource_id, now=now or utcnow())
         value = None if result.status_code == NO_CONTENT else result.value
         return Outcome(status_code=result.status_code, value=value, replayed=False)

@@ -1,5 +1,5 @@
 """Output shapes of the operation routes: DRF serializers that render
-``reconsolidation.owner.journal`` values. The HTTP views and the ``memory_reconsolidations``
+``reconsolidation.selectors.journal`` values. The HTTP views and the ``memory_reconsolidations``
 command both render through ``render_operation`` / ``render_page``, so the CLI's ``--json``
 is the HTTP body. Field order is the wire order; nothing outside the allowlist is declared
 here, so nothing else can be rendered.
@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
-from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
+from reconsolidation.domain import OPERATION_KINDS, OPERATION_STATES
 
 
 def inline_enum(values, *, nullable: bool = False, help_text: str = ""):

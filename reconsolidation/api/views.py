@@ -1,7 +1,7 @@
 """HTTP views of the operation journal under /v1/memory-reconsolidations.
 
-Thin: parse (``memory.api.parsing``, the strict ``inputs``), call one owner service
-(``journal`` for reads, ``undo`` / ``review`` for actions), render with
+Thin: parse (``memory.api.parsing``, the strict ``inputs``), call one selector or service
+(``selectors.journal`` for reads, ``services.operations.operation_act`` for actions), render with
 ``serializers``. The surface answers not_found unless both AGENT_MEMORY_API_ENABLED and
 AGENT_MEMORY_RECONSOLIDATION_API_ENABLED are on (read per request, before
 authentication), but never looks at the processing switch: history, detail, review and
@@ -12,9 +12,7 @@ details (spec: the operation routes never describe what was wrong with a request
 every parse failure is re-raised without its details here.
 
 An action replayed with the same Idempotency-Key answers ``Idempotency-Replayed: true``,
-like every other write. The services replay silently, so the view asks the receipts
-first — under the owner lock the service takes next, in the same transaction, so the
-answer is the one the service acts on even when identical requests race.
+like every other write (the service says whether it replayed).
 """
 from __future__ import annotations
 
@@ -24,17 +22,17 @@ from drf_spectacular.utils import extend_schema
 from memory import errors as memory_errors
 from memory.api import parsing, schema
 from memory.api.views import OwnerApiView
-from memory.services.owner_state import lock_owner
 from reconsolidation import bounds
 from reconsolidation.api import inputs
 from reconsolidation.api.serializers import OperationPageSerializer, OperationSerializer, render_operation, render_page
-from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
-from reconsolidation.owner import journal, reads, receipts, review, undo
+from reconsolidation.domain import OPERATION_KINDS, OPERATION_STATES
+from reconsolidation.selectors import journal
+from reconsolidation.selectors.operations import MAX_CURSOR_CHARS
+from reconsolidation.services.operations import operation_act
 from rest_framework import exceptions
 from rest_framework.response import Response
 from veetbot import api_errors
 from veetbot.identity import SCOPE_READ, SCOPE_WRITE
-from veetbot.rls import owner_context
 
 TAG = "memory-reconsolidations"
 
@@ -61,8 +59,8 @@ LIST_QUERY = {
     "state": parsing.Param(parsing.choice(OPERATION_STATES)),
     "limit": parsing.Param(parsing.bounded_int(1, bounds.RECON_OPERATIONS_PAGE_MAX),
                            default=bounds.RECON_OPERATIONS_PAGE_DEFAULT, description="Page size."),
-    # The shape here; the signature and binding in reconsolidation.owner.reads.
-    "cursor": parsing.Param(parsing.signed_token(reads.MAX_CURSOR_CHARS), description=(
+    # The shape here; the signature and binding in reconsolidation.selectors.operations.
+    "cursor": parsing.Param(parsing.signed_token(MAX_CURSOR_CHARS), description=(
         "next_cursor of the previous page, exactly; valid only with the same owner, kind, state and ceiling "
         "(otherwise validation_error).")),
 }
@@ -83,7 +81,7 @@ class OperationCollectionView(OperationApiView):
     )
     def get(self, request):
         q = parsing.query(request, LIST_QUERY)
-        page = journal.operation_page(self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
+        page = journal.operation_page(principal=self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
                                           limit=q["limit"], kind=q["kind"], state=q["state"])
         return Response(render_page(page))
 
@@ -100,8 +98,8 @@ class OperationDetailView(OperationApiView):
     def get(self, request, operation_id: str):
         operation_id = parsing.path_id(operation_id)
         q = parsing.query(request, parsing.CEILING_ONLY)
-        return Response(render_operation(journal.operation_detail(self.principal, operation_id,
-                                                                      ceiling=q["ceiling"])))
+        return Response(render_operation(journal.operation_detail(principal=self.principal, operation_id=operation_id,
+                                                                  ceiling=q["ceiling"])))
 
 
 def _action_schema(name: str, summary: str):
@@ -117,9 +115,7 @@ class OperationActionView(OperationApiView):
     """POST {expected_revision} with an Idempotency-Key; answers the operation view."""
 
     required_scopes = {"POST": SCOPE_WRITE}
-    service = staticmethod(undo.undo)
-    # The action name the service digests its requests under (``receipts.request_digest``).
-    action = "undo"
+    action = "undo"  # a key of reconsolidation.services.operations.ACTIONS
 
     def post(self, request, operation_id: str):
         operation_id = parsing.path_id(operation_id)
@@ -127,22 +123,17 @@ class OperationActionView(OperationApiView):
         key = parsing.idempotency_key(request)
         body, _ = parsing.body(request, inputs.OperationAction)
         # Existence under this ceiling first: above-ceiling is not_found, never acted on.
-        journal.operation_detail(self.principal, operation_id, ceiling=q["ceiling"])
-        with owner_context(self.principal):
-            lock_owner(self.principal)
-            digest = receipts.request_digest(self.action, operation_id, body.expected_revision)
-            replayed = receipts.replayed(key, digest) is not None
-            view = type(self).service(self.principal, operation_id, expected_revision=body.expected_revision,
-                                     idempotency_key=key)
-        response = Response(render_operation(journal.operation_result(self.principal, view,
-                                                                          ceiling=q["ceiling"])))
-        if replayed:
+        journal.operation_detail(principal=self.principal, operation_id=operation_id, ceiling=q["ceiling"])
+        acted = operation_act(principal=self.principal, action=self.action, operation_id=operation_id,
+                              expected_revision=body.expected_revision, idempotency_key=key)
+        response = Response(render_operation(journal.operation_detail(
+            principal=self.principal, operation_id=acted.operation.id, ceiling=q["ceiling"])))
+        if acted.replayed:
             response["Idempotency-Replayed"] = "true"
         return response
 
 
 class OperationUndoView(OperationActionView):
-    service = staticmethod(undo.undo)
     action = "undo"
 
     @_action_schema("undo", "Undo a committed merge: end duplicate suppression and block the same merge recurring.")
@@ -151,8 +142,7 @@ class OperationUndoView(OperationActionView):
 
 
 class OperationApproveView(OperationActionView):
-    service = staticmethod(review.approve)
-    action = "approved"
+    action = "approve"
 
     @_action_schema("approve", "Approve a proposed operation at its current revision (reviewed mode).")
     def post(self, request, operation_id: str):
@@ -160,8 +150,7 @@ class OperationApproveView(OperationActionView):
 
 
 class OperationRejectView(OperationActionView):
-    service = staticmethod(review.reject)
-    action = "rejected"
+    action = "reject"
 
     @_action_schema("reject", "Reject a proposed operation and block it recurring (reviewed mode).")
     def post(self, request, operation_id: str):

@@ -19,6 +19,7 @@ from tests.reconsolidation.helpers import original, snapshot
 from tests.reconsolidation.work_builders import (
     active_members, approve, by_kind, claimed_group, derived_rows, merged, operation_row, process,
 )
+from reconsolidation.services.operations import operation_approve, operation_reject
 from veetbot.rls import owner_context
 
 
@@ -49,7 +50,7 @@ def test_approval_is_idempotent_and_a_reused_key_with_another_request_conflicts(
     first = approve(store, owner, op, day_one, key="k1")
     assert approve(store, owner, op, day_one, key="k1") == first  # replay: same view, nothing repeated
     with pytest.raises(KeyReused):
-        store.approve(owner, op.id, expected_revision=2, idempotency_key="k1", now=day_one)
+        operation_approve(principal=owner, operation_id=op.id, expected_revision=2, idempotency_key="k1", now=day_one)
     with pytest.raises(Conflict, match="not_proposed"):
         approve(store, owner, op, day_one, key="k2")
 
@@ -59,11 +60,11 @@ def test_approval_refuses_a_stale_revision_or_changed_sources_without_mutation(o
     (op,) = process(store, owner, [a, b], day_one)
     before = snapshot(owner)
     with pytest.raises(Conflict, match="stale_revision"):
-        store.approve(owner, op.id, expected_revision=op.revision + 1, idempotency_key="k", now=day_one)
+        operation_approve(principal=owner, operation_id=op.id, expected_revision=op.revision + 1, idempotency_key="k", now=day_one)
     with pytest.raises(Invalid):
-        store.approve(owner, op.id, expected_revision=op.revision, idempotency_key=" ", now=day_one)
+        operation_approve(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key=" ", now=day_one)
     with pytest.raises(Invalid):
-        store.approve(owner, op.id, expected_revision=op.revision, idempotency_key="k" * 129, now=day_one)
+        operation_approve(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key="k" * 129, now=day_one)
     assert snapshot(owner) == before
     # A correction stales the proposal in its own transaction: there is nothing left to approve.
     services.memory_revise(principal=owner, memory_id=a.id, changes=MemoryChanges(confidence=0.5), now=day_one)
@@ -110,7 +111,7 @@ def test_approving_a_conflict_flag_writes_no_recall_item(owner, enabled, store, 
 def test_a_rejected_proposal_is_blocked_from_being_recorded_again(owner, enabled, store, day_one):
     a, b = celsius(owner)
     (op,) = process(store, owner, [a, b], day_one)
-    rejected = store.reject(owner, op.id, expected_revision=1, idempotency_key="r", now=day_one)
+    rejected = operation_reject(principal=owner, operation_id=op.id, expected_revision=1, idempotency_key="r", now=day_one)
     assert (rejected.state, rejected.reason) == ("rejected", "owner_rejection")
     with owner_context(owner):
         assert set(ReconsolidationBlock.objects.values_list("reason", flat=True)) == {"owner_rejection"}
@@ -147,8 +148,8 @@ def test_a_rejected_summary_claim_set_is_blocked_even_from_new_copies(owner, ena
     a = original(owner, "The owner prefers Celsius.", subject="units")
     b = original(owner, "The owner reads temperatures in the morning.", subject="units")
     (op,) = process(store, owner, [a, b], day_one)
-    store.reject(owner, op.id, expected_revision=op.revision, idempotency_key="r", now=day_one)
-    assert store.reject(owner, op.id, expected_revision=op.revision, idempotency_key="r", now=day_one).state == "rejected"
+    operation_reject(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key="r", now=day_one)
+    assert operation_reject(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key="r", now=day_one).state == "rejected"
     c = original(owner, "The owner prefers Celsius.", subject="temperature")  # same claims, new IDs and subject
     d = original(owner, "The owner reads temperatures in the morning.", subject="temperature")
     assert by_kind(process(store, owner, [c, d], day_one + timedelta(days=1)), "summarize_related") == []

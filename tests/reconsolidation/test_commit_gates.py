@@ -14,6 +14,8 @@ from reconsolidation.writers.apply import ProposalRefused
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original, refs
 from tests.reconsolidation.work_builders import by_kind, claimed_group, process
+from reconsolidation.services.derived import derived_review
+from reconsolidation.services.operations import operation_approve, operation_reject
 
 CONNECTION = "The owner may be an early riser."
 MODEL = "0" * 64
@@ -25,7 +27,7 @@ def owner(db):
 
 
 def reject(store, owner, op, now):
-    return store.reject(owner, op.id, expected_revision=op.revision, idempotency_key=f"reject-{op.id}", now=now)
+    return operation_reject(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key=f"reject-{op.id}", now=now)
 
 
 def sets(ops, kind):
@@ -113,10 +115,9 @@ def connect(store, owner, memories, now, text=CONNECTION):
 
 
 def retire_not_true(store, owner, op, now):
-    from reconsolidation.owner.derived import derived_review
 
-    approved = store.approve(owner, op.id, expected_revision=op.revision, idempotency_key=f"ok-{op.id}", now=now)
-    derived_review(owner, approved.id, action="not_true", ceiling="sensitive", idempotency_key=f"nt-{op.id}",
+    approved = operation_approve(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key=f"ok-{op.id}", now=now)
+    derived_review(principal=owner, derived_id=approved.id, action="not_true", ceiling="sensitive", idempotency_key=f"nt-{op.id}",
                    request_sha256="0" * 64, now=now)
 
 
@@ -169,4 +170,4 @@ def test_approval_is_gated_too_a_proposal_over_a_claim_rejected_since_is_refused
     (op,) = by_kind(process(store, owner, [a, b], day_one), "merge_equivalent")
     services.memory_reject(principal=owner, memory_id=copy.id, now=day_one)  # the same claim, not a source
     with pytest.raises(ProposalRefused, match="claim_rejected_by_owner"):
-        store.approve(owner, op.id, expected_revision=op.revision, idempotency_key="approve-merge", now=day_one)
+        operation_approve(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key="approve-merge", now=day_one)

@@ -10,10 +10,12 @@ import pytest
 from memory.services.receipts import KeyReused
 from reconsolidation.errors import NotFound
 from reconsolidation.models import DerivedMemory
-from reconsolidation.owner import derived
 from tests.factories import T0
 from tests.recall.helpers import bank  # noqa: F401 (the bank fixture)
 from tests.reconsolidation.recall_builders import summary
+from reconsolidation.selectors import derived
+from reconsolidation.selectors.derived import derived_browse, derived_get
+from reconsolidation.services.derived import derived_delete, derived_review
 from veetbot.rls import owner_context
 
 QUERY = "passport renewal"
@@ -39,7 +41,7 @@ def recalled(bank, scope="user"):
 
 
 def act(bank, op, action, key):
-    return derived.derived_review(bank.principal, op.id, action=action, ceiling="restricted", idempotency_key=key,
+    return derived_review(principal=bank.principal, derived_id=op.id, action=action, ceiling="restricted", idempotency_key=key,
                                   request_sha256=key.ljust(64, "0")[:64])
 
 
@@ -62,10 +64,10 @@ def test_not_true_and_delete_withhold_the_summary_from_recall_and_move_the_erasu
     with owner_context(bank.principal):
         fence = erasure_generation(bank.principal)
     if action == "delete":
-        derived.derived_delete(bank.principal, built.id, ceiling="restricted", idempotency_key="x",
+        derived_delete(principal=bank.principal, derived_id=built.id, ceiling="restricted", idempotency_key="x",
                                request_sha256="1" * 64)
         with pytest.raises(NotFound):
-            derived.derived_get(bank.principal, built.id, ceiling="restricted")
+            derived_get(principal=bank.principal, derived_id=built.id, ceiling="restricted")
     else:
         view = act(bank, built, "not_true", "x")
         assert view.status == "retired" and view.content is None and view.sources == ()
@@ -78,7 +80,7 @@ def test_the_same_key_with_another_request_is_refused(bank, built):
     act(bank, built, "dismiss", "k")
     assert act(bank, built, "dismiss", "k").review_flag is False  # a replay
     with pytest.raises(KeyReused):
-        derived.derived_review(bank.principal, built.id, action="not_here", ceiling="restricted",
+        derived_review(principal=bank.principal, derived_id=built.id, action="not_here", ceiling="restricted",
                                idempotency_key="k", request_sha256="f" * 64)
 
 
@@ -103,9 +105,9 @@ def test_browse_skips_unavailable_rows_across_batches_without_losing_the_page(db
     with owner_context(principal):  # their support rises above the ceiling behind the projection's back
         Memory.objects.filter(id__in=[m.id for _, pair in hidden for m in pair]).update(sensitivity="restricted")
     monkeypatch.setattr(derived, "BROWSE_BATCH", 1)
-    found = derived.derived_browse(principal, ceiling="internal", limit=1, now=day)
+    found = derived_browse(principal=principal, ceiling="internal", limit=1, now=day)
     assert [view.id for _, view in found] == [valid.id]
-    everything = derived.derived_browse(principal, ceiling="restricted", limit=5, now=day)
+    everything = derived_browse(principal=principal, ceiling="restricted", limit=5, now=day)
     positions = [position for position, _ in everything]
     assert len(positions) == 3 and positions == sorted(positions, reverse=True)
 
@@ -120,15 +122,15 @@ def test_an_action_on_a_revision_that_has_moved_conflicts_under_the_lock_and_cha
     assert before.revision == 2
     with pytest.raises(Conflict):
         if action == "delete":
-            derived.derived_delete(bank.principal, built.id, ceiling="restricted", idempotency_key="stale",
+            derived_delete(principal=bank.principal, derived_id=built.id, ceiling="restricted", idempotency_key="stale",
                                    request_sha256="2" * 64, expected_revision=1)
         else:
-            derived.derived_review(bank.principal, built.id, action=action, ceiling="restricted",
+            derived_review(principal=bank.principal, derived_id=built.id, action=action, ceiling="restricted",
                                    idempotency_key="stale", request_sha256="2" * 64, expected_revision=1)
     with owner_context(bank.principal):
         after = DerivedMemory.objects.get(id=built.id)
     assert (after.revision, after.status, after.dismissed_at, after.erased_at) == (
         before.revision, before.status, before.dismissed_at, before.erased_at)
     # the current revision goes through, and the stale key was never spent
-    derived.derived_review(bank.principal, built.id, action="dismiss", ceiling="restricted",
+    derived_review(principal=bank.principal, derived_id=built.id, action="dismiss", ceiling="restricted",
                            idempotency_key="stale", request_sha256="3" * 64, expected_revision=2)

@@ -27,6 +27,7 @@ from reconsolidation.sources import current_sources
 from reconsolidation.providers.rules.equivalence import key_digest
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import drain, job_of, original, refs
+from reconsolidation.services.operations import operation_approve, operation_reject, operation_undo
 from veetbot.rls import owner_context
 
 DAY = timedelta(days=1)
@@ -176,9 +177,9 @@ def test_a_rejected_or_undone_set_stays_blocked_in_later_generations(owner, enab
     whole_generation(store, owner, day_one)
     found = merges(owner)
     to_reject, to_undo = found[frozenset(m.id for m in rejected)], found[frozenset(m.id for m in undone)]
-    store.reject(owner, to_reject.id, expected_revision=to_reject.revision, idempotency_key="r", now=day_one)
-    approved = store.approve(owner, to_undo.id, expected_revision=to_undo.revision, idempotency_key="a", now=day_one)
-    store.undo(owner, approved.id, expected_revision=approved.revision, idempotency_key="u", now=day_one)
+    operation_reject(principal=owner, operation_id=to_reject.id, expected_revision=to_reject.revision, idempotency_key="r", now=day_one)
+    approved = operation_approve(principal=owner, operation_id=to_undo.id, expected_revision=to_undo.revision, idempotency_key="a", now=day_one)
+    operation_undo(principal=owner, operation_id=approved.id, expected_revision=approved.revision, idempotency_key="u", now=day_one)
     # A new copy of each arrives: a superset of a blocked set is blocked as well (member pairs).
     rejected.append(original(owner, "The owner parks on level 3.", subject="parking", at=T0 + DAY, valid_from=T0))
     undone.append(original(owner, "The owner's gym locker is 42.", subject="gym", at=T0 + DAY, valid_from=T0))

@@ -22,6 +22,7 @@ from reconsolidation.writers.apply import ProposalRefused
 from tests.factories import T0, draft, make_owner, owner_message
 from tests.reconsolidation.helpers import original, refs
 from tests.reconsolidation.work_builders import claimed_group
+from reconsolidation.services.operations import operation_approve
 from veetbot.rls import owner_context
 
 CONNECTION = "The owner may be an early riser."
@@ -184,7 +185,7 @@ def test_approval_commits_the_hypothesis_valid_from_the_commit_instant(owner, en
     a, b = pair(owner)
     (op,), _, _ = connect(store, owner, [a, b], day_one)
     later = day_one + timedelta(hours=2)
-    approved = store.approve(owner, op.id, expected_revision=op.revision, idempotency_key="approve-h", now=later)
+    approved = operation_approve(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key="approve-h", now=later)
     assert approved.state == "committed"
     with owner_context(owner):
         hypothesis = DerivedMemory.objects.get(id=op.id)

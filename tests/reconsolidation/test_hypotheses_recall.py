@@ -15,6 +15,7 @@ from tests.reconsolidation.helpers import original
 from tests.reconsolidation.test_hypotheses import Connecting
 from tests.reconsolidation.work_builders import claimed_group
 from reconsolidation.work.process import process_group
+from reconsolidation.services.operations import operation_approve
 
 QUERY = "passport renewal"
 AT = T0 + timedelta(days=20)
@@ -50,7 +51,7 @@ def test_a_pending_hypothesis_is_excluded_from_recall_until_the_owner_approves_i
     before = bank.recall(QUERY, now=NOW)
     assert "hypothesis" not in kinds(before) and op.id not in [i.id for i in before.items]
     assert "Hypothesis" not in before.rendered
-    store.approve(bank.principal, op.id, expected_revision=op.revision, idempotency_key="ok-h", now=NOW)
+    operation_approve(principal=bank.principal, operation_id=op.id, expected_revision=op.revision, idempotency_key="ok-h", now=NOW)
     after = bank.recall(QUERY, now=NOW)
     assert kinds(after) == ["belief", "belief", "hypothesis"]  # remaining slots only
     item = after.items[-1]
@@ -63,13 +64,13 @@ def test_a_pending_hypothesis_is_excluded_from_recall_until_the_owner_approves_i
 
 def test_a_hypothesis_never_takes_a_slot_an_original_needed(pending, store):
     bank, a, b, op = pending
-    store.approve(bank.principal, op.id, expected_revision=op.revision, idempotency_key="ok-h", now=NOW)
+    operation_approve(principal=bank.principal, operation_id=op.id, expected_revision=op.revision, idempotency_key="ok-h", now=NOW)
     assert kinds(bank.recall(QUERY, now=NOW, max_items=2)) == ["belief", "belief"]
 
 
 def test_a_changed_support_withholds_the_hypothesis_at_once(pending, store):
     bank, a, b, op = pending
-    store.approve(bank.principal, op.id, expected_revision=op.revision, idempotency_key="ok-h", now=NOW)
+    operation_approve(principal=bank.principal, operation_id=op.id, expected_revision=op.revision, idempotency_key="ok-h", now=NOW)
     memory_revise(principal=bank.principal, memory_id=a.id, expected_revision=a.content_revision,
                   changes=MemoryChanges(statement="The owner booked the passport renewal appointment late."), now=NOW)
     assert "hypothesis" not in kinds(bank.recall(QUERY, now=NOW))
@@ -81,7 +82,7 @@ def test_a_plainly_worded_connection_is_stored_verbatim_and_recalled_as_tentativ
     enabled.RECON_SCRIPTED_PROVIDER_ALLOWED = True
     plain = "The owner plans passport errands well ahead."
     bank, _, _, op = connected(store, plain)
-    store.approve(bank.principal, op.id, expected_revision=op.revision, idempotency_key="ok-p", now=NOW)
+    operation_approve(principal=bank.principal, operation_id=op.id, expected_revision=op.revision, idempotency_key="ok-p", now=NOW)
     item = bank.recall(QUERY, now=NOW).items[-1]
     assert (item.record_kind, item.derivation, item.confidence) == ("hypothesis", "inferred", 0.35)
     assert [c.text for c in item.clauses] == [plain]

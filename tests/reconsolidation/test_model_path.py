@@ -12,6 +12,7 @@ from reconsolidation.work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.work_builders import active_members, by_kind, claimed_group, derived_rows
+from reconsolidation.services.operations import operation_approve
 from veetbot.rls import owner_context
 
 
@@ -126,7 +127,7 @@ def test_a_provider_conflict_keeps_versioned_dependencies_and_changes_no_recall(
     plain = bank.recall("coffee evening", now=day_one)
     (op,) = run(store, owner, [a, b], day_one, HeuristicResponder())
     assert op.kind == "flag_conflict" and op.reason == "provider_conflict"
-    approved = store.approve(owner, op.id, expected_revision=op.revision, idempotency_key="ok-c", now=day_one)
+    approved = operation_approve(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key="ok-c", now=day_one)
     assert approved.state == "committed"
     with owner_context(owner):
         deps = set(ReconsolidationDependency.objects.filter(operation_id=op.id)

@@ -19,6 +19,7 @@ from recall.models import RecallTrace
 from tests.factories import T0
 from tests.reconsolidation.recall_builders import merge, move, summary
 from tests.recall.helpers import NOW, Bank, bank  # noqa: F401 (the bank fixture)
+from reconsolidation.services.derived import derived_review
 from veetbot.rls import owner_context
 
 QUERY = "passport renewal"
@@ -313,11 +314,10 @@ def test_a_summary_the_owner_rejected_or_an_equivalent_one_is_withheld(bank, on,
 
 
 def test_a_summary_the_owner_called_not_true_is_withheld(bank, on, related):
-    from reconsolidation.owner.derived import derived_review
 
     anchor, p, q = related
     op = summary(bank.principal, [[p], [q]], omitted=[anchor], now=BUILT)
-    derived_review(bank.principal, op.id, action="not_true", ceiling="internal", idempotency_key="nt-1",
+    derived_review(principal=bank.principal, derived_id=op.id, action="not_true", ceiling="internal", idempotency_key="nt-1",
                    request_sha256="0" * 64, now=BUILT + DAY)
     assert _ids(bank.recall(QUERY)) == [anchor]
 

@@ -10,10 +10,10 @@ import pytest
 from memory.domain import MemoryChanges
 from memory.services import memory_revise
 from reconsolidation.domain import ClauseDraft, InputRef, Proposal, input_digest
-from reconsolidation.owner import review, undo
 from tests.factories import T0
 from tests.reconsolidation.helpers import MODEL
 from tests.recall.helpers import Bank
+from reconsolidation.services.operations import operation_approve, operation_undo
 
 QUERY = "passport renewal"
 
@@ -56,9 +56,9 @@ def test_recall_follows_approval_undo_and_source_changes_made_by_the_services(ba
     assert (merge.state, summary.state) == ("proposed", "proposed")
     assert bank.recall(QUERY).items == plain.items  # proposals change nothing
 
-    approved = review.approve(bank.principal, merge.id, expected_revision=merge.revision, idempotency_key="m1",
+    approved = operation_approve(principal=bank.principal, operation_id=merge.id, expected_revision=merge.revision, idempotency_key="m1",
                               now=day_one + timedelta(hours=1))
-    review.approve(bank.principal, summary.id, expected_revision=summary.revision, idempotency_key="s1",
+    operation_approve(principal=bank.principal, operation_id=summary.id, expected_revision=summary.revision, idempotency_key="s1",
                    now=day_one + timedelta(hours=1))
     merged = bank.recall(QUERY)
     assert set(_ids(merged)) == {a, anchor}  # canonical: the oldest creation key
@@ -70,7 +70,7 @@ def test_recall_follows_approval_undo_and_source_changes_made_by_the_services(ba
     assert {p, q} <= set(_ids(by_embassy)) and summary.id in by_embassy.stages.summary_ids
     assert summary.id not in _ids(by_embassy)  # offered, but p and q are selected: it would repeat them
 
-    undo.undo(bank.principal, merge.id, expected_revision=approved.revision, idempotency_key="u1",
+    operation_undo(principal=bank.principal, operation_id=merge.id, expected_revision=approved.revision, idempotency_key="u1",
               now=day_one + timedelta(hours=2))
     assert set(_ids(bank.recall(QUERY))) == {a, b, c, anchor}
 
@@ -82,7 +82,7 @@ def test_a_summary_from_the_services_fills_a_remaining_slot_and_a_correction_wit
     op = _propose(store, bank, day_one, [anchor, p, q], kind="summarize_related",
                   clauses=(ClauseDraft(text="The embassy is closed on Mondays.", source_ids=(p,)),
                            ClauseDraft(text="The embassy asks for printed photos.", source_ids=(q,))))
-    review.approve(bank.principal, op.id, expected_revision=op.revision, idempotency_key="s1",
+    operation_approve(principal=bank.principal, operation_id=op.id, expected_revision=op.revision, idempotency_key="s1",
                    now=day_one + timedelta(hours=1))
     result = bank.recall(QUERY)
     assert _ids(result) == [anchor, op.id]

@@ -19,6 +19,7 @@ from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
 from tests.reconsolidation.test_unattended_gate import build_report, passing_report, write_evidence
 from tests.reconsolidation.work_builders import claimed_group
+from reconsolidation.services.operations import operation_approve
 from veetbot.rls import owner_context
 
 
@@ -81,7 +82,7 @@ def test_an_auto_committed_operation_is_told_from_an_owner_approved_one_and_lose
     c = original(other, "The owner prefers Celsius.", subject="units")
     d = original(other, "The owner prefers Celsius.", subject="units")
     proposed = process_group(store, other, claimed_group(store, other, [c, d], day_one)[1], now=day_one)[0]
-    approved = store.approve(other, proposed.id, expected_revision=proposed.revision, idempotency_key="k", now=day_one)
+    approved = operation_approve(principal=other, operation_id=proposed.id, expected_revision=proposed.revision, idempotency_key="k", now=day_one)
     assert automatic.state == approved.state == "committed"
     events = {}
     for principal, op in ((owner, automatic.id), (other, approved.id)):

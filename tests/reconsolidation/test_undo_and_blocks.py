@@ -22,6 +22,7 @@ from tests.reconsolidation.helpers import digest, original, refs
 from tests.reconsolidation.work_builders import (
     active_members, approve, by_kind, claimed_group, merged, operation_row, process,
 )
+from reconsolidation.services.operations import operation_undo
 from veetbot.rls import owner_context
 
 LATER = timedelta(days=1)
@@ -37,7 +38,7 @@ def celsius(owner, n=2, **overrides):
 
 
 def undo(store, owner, op, now, key="undo-1"):
-    return store.undo(owner, op.id, expected_revision=op.revision, idempotency_key=key, now=now)
+    return operation_undo(principal=owner, operation_id=op.id, expected_revision=op.revision, idempotency_key=key, now=now)
 
 
 def merges_of(store, owner, memories, now):
@@ -63,7 +64,7 @@ def test_undo_is_idempotent_and_survives_the_loss_of_its_sources(owner, enabled,
     services.memory_erase(principal=owner, memory_id=a.id, now=day_one)
     assert undo(store, owner, op, day_one, key="u") == first  # the receipt, not a second undo
     with pytest.raises(KeyReused):
-        store.undo(owner, op.id, expected_revision=op.revision + 1, idempotency_key="u", now=day_one)
+        operation_undo(principal=owner, operation_id=op.id, expected_revision=op.revision + 1, idempotency_key="u", now=day_one)
     with pytest.raises(Conflict, match="not_committed"):
         undo(store, owner, op, day_one, key="other")
 
@@ -85,9 +86,9 @@ def test_undo_is_revision_checked_and_only_for_a_committed_merge(owner, enabled,
         undo(store, owner, committed, day_one)
     merge = approve(store, owner, merge, day_one)
     with pytest.raises(Conflict, match="stale_revision"):
-        store.undo(owner, merge.id, expected_revision=merge.revision - 1, idempotency_key="x", now=day_one)
+        operation_undo(principal=owner, operation_id=merge.id, expected_revision=merge.revision - 1, idempotency_key="x", now=day_one)
     with pytest.raises(NotFound):
-        store.undo(owner, unknown_id(), expected_revision=1, idempotency_key="y", now=day_one)
+        operation_undo(principal=owner, operation_id=unknown_id(), expected_revision=1, idempotency_key="y", now=day_one)
     assert operation_row(owner, merge.id).state == "committed"
 
 

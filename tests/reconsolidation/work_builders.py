@@ -6,6 +6,7 @@ from reconsolidation.domain import input_digest
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
 from reconsolidation.work.process import process_group
 from tests.reconsolidation.helpers import refs
+from reconsolidation.services.operations import operation_approve
 from veetbot.rls import owner_context
 
 
@@ -46,7 +47,7 @@ def operation_row(principal, op_id):
 
 
 def approve(store, principal, op, now, key=None):
-    return store.approve(principal, op.id, expected_revision=op.revision, idempotency_key=key or f"approve-{op.id}",
+    return operation_approve(principal=principal, operation_id=op.id, expected_revision=op.revision, idempotency_key=key or f"approve-{op.id}",
                          now=now)
 
 

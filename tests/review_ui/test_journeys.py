@@ -9,9 +9,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from reconsolidation.owner import review
 from tests.review_ui.browser import assert_accessible, screenshot, sign_in
 from tests.review_ui.seed import SECRET, build_bank
+from reconsolidation.services.operations import operation_approve
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ def test_a_stale_revision_shows_the_conflict_and_the_current_state(page):
     sign_in(page, bank.token)
     open_card(page, bank.merge.id)
     # Meanwhile, another client approves the same proposal.
-    review.approve(bank.owner, bank.merge.id, expected_revision=bank.merge.revision, idempotency_key="elsewhere")
+    operation_approve(principal=bank.owner, operation_id=bank.merge.id, expected_revision=bank.merge.revision, idempotency_key="elsewhere")
     page.click("#action-reject")
     expect(page.locator("#feedback")).to_contain_text("Conflict")
     expect(page.locator("#detail-state")).to_have_text("Active")

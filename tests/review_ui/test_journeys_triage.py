@@ -9,9 +9,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from reconsolidation.owner import reads
 from tests.review_ui.browser import assert_accessible, assert_fits, screenshot, sign_in
 from tests.review_ui.seed import SECRET, build_bank
+from reconsolidation.selectors.operations import operation_get
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def test_bulk_review_by_keyboard_previews_every_affected_original_before_writing
         for original in bank.originals[name]:
             expect(page.locator(f'#bulk-items li[data-source="{original.id}"]')).to_contain_text(original.statement)
     for operation in (bank.merge, bank.conflict, bank.summary):  # nothing written by the preview
-        assert reads.get_operation(bank.owner, operation.id, ceiling="restricted").state == "proposed"
+        assert operation_get(principal=bank.owner, operation_id=operation.id, ceiling="restricted").state == "proposed"
     assert SECRET not in page.url
     assert_accessible(page)
     screenshot(page, "bulk_preview")
@@ -132,4 +132,4 @@ def test_bulk_reject_from_a_phone_sized_screen(phone):
     phone.click("#bulk-confirm")
     expect(phone.locator("#bulk-results .outcome")).to_have_text("Rejected: it will not be proposed again.")
     assert_fits(phone, 360)
-    assert reads.get_operation(bank.owner, bank.summary.id, ceiling="restricted").state == "rejected"
+    assert operation_get(principal=bank.owner, operation_id=bank.summary.id, ceiling="restricted").state == "rejected"

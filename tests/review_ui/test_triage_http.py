@@ -11,9 +11,10 @@ import pytest
 from django.test import Client
 
 from memory.services.owners import token_create
-from reconsolidation.owner import reads, review
 from review_ui import bounds
 from tests.review_ui.seed import SECRET, build_bank
+from reconsolidation.selectors.operations import operation_get
+from reconsolidation.services.operations import operation_approve, operation_reject
 from veetbot.identity import SCOPE_READ
 
 
@@ -29,7 +30,7 @@ def signed_in(token: str) -> Client:
 
 
 def state(bank, operation) -> str:
-    return reads.get_operation(bank.owner, operation.id, ceiling="restricted").state
+    return operation_get(principal=bank.owner, operation_id=operation.id, ceiling="restricted").state
 
 
 def confirmation_items(html: str) -> list[str]:
@@ -84,7 +85,7 @@ def test_the_subject_cursor_pages_and_is_bound_to_its_filters(bank, monkeypatch)
 
 def test_the_preview_writes_nothing_and_lists_what_is_not_pending_apart(bank):
     client = signed_in(bank.token)
-    review.approve(bank.owner, bank.conflict.id, expected_revision=bank.conflict.revision, idempotency_key="elsewhere")
+    operation_approve(principal=bank.owner, operation_id=bank.conflict.id, expected_revision=bank.conflict.revision, idempotency_key="elsewhere")
     response = client.post("/review/journal/bulk/preview",
                            {"action": "approve", "operation": [str(bank.merge.id), str(bank.conflict.id)]})
     html = response.content.decode()
@@ -103,14 +104,14 @@ def test_a_resubmitted_confirmation_replays_and_acts_once(bank):
     assert first.count('data-outcome="rejected"') == 2
     again = client.post("/review/journal/bulk/apply", {"action": "reject", "item": items}).content.decode()
     assert again.count('data-outcome="rejected"') == 2  # the receipts answer; nothing acts twice
-    assert reads.get_operation(bank.owner, bank.merge.id, ceiling="restricted").revision == bank.merge.revision + 1
+    assert operation_get(principal=bank.owner, operation_id=bank.merge.id, ceiling="restricted").revision == bank.merge.revision + 1
 
 
 def test_an_item_changed_since_the_preview_conflicts_and_its_siblings_still_apply(bank):
     client = signed_in(bank.token)
     html = client.post("/review/journal/bulk/preview",
                        {"action": "approve", "operation": [str(bank.merge.id), str(bank.conflict.id)]}).content.decode()
-    review.reject(bank.owner, bank.merge.id, expected_revision=bank.merge.revision, idempotency_key="meanwhile")
+    operation_reject(principal=bank.owner, operation_id=bank.merge.id, expected_revision=bank.merge.revision, idempotency_key="meanwhile")
     result = client.post("/review/journal/bulk/apply", {"action": "approve", "item": confirmation_items(html)})
     text = result.content.decode()
     assert 'data-outcome="conflict"' in text and 'data-outcome="approved"' in text

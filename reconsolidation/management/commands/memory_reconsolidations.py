@@ -24,8 +24,9 @@ from memory import errors as memory_errors, vocabulary
 from memory.management.commands._owner_option import parse_owner
 from reconsolidation import bounds
 from reconsolidation.api.serializers import render_operation, render_page, to_json
-from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES
-from reconsolidation.owner import journal, undo
+from reconsolidation.domain import OPERATION_KINDS, OPERATION_STATES
+from reconsolidation.selectors import journal
+from reconsolidation.services.operations import operation_undo
 from veetbot import api_errors
 
 ACTIONS = ("list", "get", "undo")
@@ -55,16 +56,17 @@ class Command(BaseCommand):
         try:
             if action == "list":
                 data = render_page(journal.operation_page(
-                    principal, ceiling=options["ceiling"], cursor=options["cursor"], limit=options["limit"],
+                    principal=principal, ceiling=options["ceiling"], cursor=options["cursor"], limit=options["limit"],
                     kind=options["kind"], state=options["state"]))
             else:
                 operation_id = self._operation_id(options["operation_id"])
                 if action == "undo":
-                    journal.operation_detail(principal, operation_id, ceiling=options["ceiling"])
-                    undo.undo(principal, operation_id, expected_revision=options["expected_revision"],
-                              idempotency_key=options["idempotency_key"])
-                data = render_operation(journal.operation_detail(principal, operation_id,
-                                                                     ceiling=options["ceiling"]))
+                    journal.operation_detail(principal=principal, operation_id=operation_id, ceiling=options["ceiling"])
+                    operation_undo(principal=principal, operation_id=operation_id,
+                                   expected_revision=options["expected_revision"],
+                                   idempotency_key=options["idempotency_key"])
+                data = render_operation(journal.operation_detail(principal=principal, operation_id=operation_id,
+                                                                 ceiling=options["ceiling"]))
         except memory_errors.MemoryError_ as error:
             self._fail(error, options["json"])
         if options["json"]:

@@ -1,5 +1,5 @@
-"""The governed derived-memory service: owner lookup, browse and controls of summaries and
-hypotheses (``DerivedMemory``), never through a fake single-session original.
+"""Lookup and browse of the owner's derived memories (summaries and hypotheses), never through
+a fake single-session original.
 
 Reads return ``DerivedView``, an allowlist: id, record_kind, operation_id, revision,
 active/retired status, review flag (and its instants), the local-scope restriction,
@@ -9,48 +9,25 @@ content (extractive clauses with their inherited subject, type, scope, portabili
 sensitivity, authority, confidence and evidence/validity clocks) and the complete
 support links (omitted summary inputs included). Otherwise content is null and there are
 no links: never a partial count. Deleted (erased) or above-ceiling rows are NotFound.
-
-Controls, each one unit of work under the owner lock, idempotent through receipts in the
-owner's memory-write key namespace (resource kind ``derived``):
-
-* ``mark_reviewed`` / ``dismiss`` set review instants only (no truth, no authority);
-* ``not_here`` overlays a local-scope restriction (``restricted_at``): the immutable
-  projection and its support are untouched, recall stops offering it outside its scope;
-* ``not_true`` retires it: hash-only ``owner_rejection`` blocks (the namespaced summary
-  claim signature plus the operation's recorded signatures) stop recreation from the
-  same or copied evidence, its operation is invalidated, the clauses are purged; the
-  answer is the retired, content-free view;
-* ``delete`` does the same and marks the copy erased, so lookup becomes NotFound; a
-  replay answers the same content-free success. Both bump the owner's erasure fence, so
-  in-flight work and cached generated copies are fenced like any erasure.
-
-Originals are never touched. Nothing here logs or persists prose: receipts and blocks
-hold digests and opaque IDs only.
 """
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable, Literal, Optional
+from typing import Literal, Optional
 from uuid import UUID
 
-from django.db.models import F, Q
+from django.db.models import Q
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from memory import vocabulary
-from memory.models import IdempotencyReceipt, Memory
-from memory.services.owner_state import bump_erasure_fence, lock_owner
-from memory.services.receipts import KeyReused, key_sha256
+from memory.models import Memory
 from reconsolidation.errors import Conflict, Invalid, NotFound
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
-from reconsolidation.owner.journal import available_support
-from reconsolidation.rows import audit
-from reconsolidation.writers import apply, blocks
+from reconsolidation.selectors.journal import available_support
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
-RESOURCE_KIND = "derived"
-REVIEW_ACTIONS = ("mark_reviewed", "dismiss", "not_here", "not_true")
 BROWSE_BATCH = 100  # rows read per batch while filling a page (unavailable rows are skipped)
 
 
@@ -138,7 +115,7 @@ def _visible(ceiling: str):
                                         sensitivity__in=allowed)
 
 
-def _row(derived_id: UUID, ceiling: str, *, lock: bool = False, expected_revision: Optional[int] = None) -> DerivedMemory:
+def visible_row(derived_id: UUID, ceiling: str, *, lock: bool = False, expected_revision: Optional[int] = None) -> DerivedMemory:
     """The visible row (locked when ``lock``); Conflict when the caller acted on another
     revision than the one now locked (the check and the write share one transaction)."""
     rows = _visible(ceiling).filter(id=derived_id)
@@ -150,21 +127,21 @@ def _row(derived_id: UUID, ceiling: str, *, lock: bool = False, expected_revisio
     return row
 
 
-def is_derived(principal: Principal, memory_id: UUID) -> bool:
+def is_derived(*, principal: Principal, memory_id: UUID) -> bool:
     """Whether an ID names one of the owner's derived memories (any state): routing only."""
     with owner_context(principal):
         return DerivedMemory.objects.filter(id=memory_id).exists()
 
 
-def derived_get(principal: Principal, derived_id: UUID, *, ceiling: str,
+def derived_get(*, principal: Principal, derived_id: UUID, ceiling: str,
                 now: Optional[datetime] = None) -> DerivedView:
     with owner_context(principal):
         now = require_aware(now) if now is not None else utcnow()
-        row = _row(derived_id, ceiling)
+        row = visible_row(derived_id, ceiling)
         return _view(row, ReconsolidationOperation.objects.get(id=row.operation_id), ceiling, now)
 
 
-def derived_browse(principal: Principal, *, ceiling: str, limit: int, after: Optional[tuple[int, UUID]] = None,
+def derived_browse(*, principal: Principal, ceiling: str, limit: int, after: Optional[tuple[int, UUID]] = None,
                    belief_type: Optional[str] = None, scope: Optional[str] = None,
                    now: Optional[datetime] = None) -> list[tuple[int, DerivedView]]:
     """Up to ``limit`` currently valid active derived rows in (store_position desc, id asc)
@@ -202,94 +179,13 @@ def derived_browse(principal: Principal, *, ceiling: str, limit: int, after: Opt
         return found
 
 
-# --- idempotent owner controls -----------------------------------------------------------
-
-def _once(principal: Principal, key: str, request: str, derived_id: UUID, now: datetime, status_code: int,
-          act: Callable[[], None], replay: Callable[[], Optional[DerivedView]]) -> Optional[DerivedView]:
-    """Run ``act`` once per (owner, key) and record its receipt with it; the same key and
-    request replays (``replay``), any other request with the key is KeyReused."""
-    digest = key_sha256(key)
-    receipt = IdempotencyReceipt.objects.filter(key_sha256=digest).first()
-    if receipt is not None:
-        if receipt.request_sha256 != request or receipt.resource_kind != RESOURCE_KIND:
-            raise KeyReused()
-        return replay()
-    act()
-    IdempotencyReceipt.objects.create(
-        tenant_id=principal.tenant_id, principal_id=principal.principal_id, key_sha256=digest,
-        request_sha256=request, status_code=status_code, resource_kind=RESOURCE_KIND, resource_id=derived_id,
-        created_at=now,
-    )
-    return replay()
-
-
-def _signatures(principal: Principal, row: DerivedMemory, operation: ReconsolidationOperation) -> set[str]:
-    """Hash-only block signatures: the operation's recorded ones and, while the clauses are
-    still there, the namespaced claim/attribution signature of the rendered clause set."""
-    found = apply.recorded_signatures(principal, operation)
-    if row.clauses:
-        first = Memory.objects.filter(id=operation.input_ids[0]).values_list("attribution", flat=True).first()
-        if first is not None:
-            found.add(blocks.summary_claims(first, [c["text"] for c in row.clauses]))
-    return found
-
-
-def _retire(principal: Principal, row: DerivedMemory, now: datetime, *, erase: bool, reason: str) -> None:
-    if row.retired_at is not None and not erase:
-        return  # already retired: nothing further to suppress
-    operation = ReconsolidationOperation.objects.select_for_update().get(id=row.operation_id)
-    installed = blocks.install(principal, _signatures(principal, row, operation), reason="owner_rejection",
-                               operation_id=operation.id, now=now)
-    if operation.state == "committed":
-        operation.state, operation.invalidated_at, operation.revision = "invalidated", now, operation.revision + 1
-        operation.reason, operation.updated_at = reason, now
-        operation.save(update_fields=["state", "invalidated_at", "revision", "reason", "updated_at"])
-    changes = {"status": "erased" if erase else "invalidated", "clauses": [], "subject": "", "updated_at": now,
-               "revision": F("revision") + 1}
-    if erase:
-        changes["erased_at"] = now
-    if row.retired_at is None:
-        changes["retired_at"] = now
-    DerivedMemory.objects.filter(id=row.id).update(**changes)
-    # Generated copies (in-flight work, cached snapshots) are fenced like any erasure.
-    bump_erasure_fence(principal, now)
-    audit(principal, f"derived_{reason}", now, reason=reason, operation_id=operation.id, counts={"blocks": installed})
-
-
-def derived_review(principal: Principal, derived_id: UUID, *, action: str, ceiling: str, idempotency_key: str,
-                   request_sha256: str, now: Optional[datetime] = None,
-                   expected_revision: Optional[int] = None) -> DerivedView:
-    if action not in REVIEW_ACTIONS:
-        raise Invalid("action: unknown review action")
-    now = require_aware(now) if now is not None else utcnow()
+def operation_derived(*, principal: Principal, operation_id: UUID, ceiling: str,
+                      now: Optional[datetime] = None) -> Optional[DerivedView]:
+    """The derived memory an operation projected (active or retired), or None (never projected,
+    deleted, or above the ceiling)."""
     with owner_context(principal):
-        lock_owner(principal)
-
-        def act() -> None:
-            row = _row(derived_id, ceiling, lock=True, expected_revision=expected_revision)
-            if action == "not_true":
-                _retire(principal, row, now, erase=False, reason="owner_not_true")
-                return
-            field = {"mark_reviewed": "reviewed_at", "dismiss": "dismissed_at", "not_here": "restricted_at"}[action]
-            changes = {field: now, "updated_at": now}
-            if action == "not_here":  # recall-visible: a new derived revision
-                changes["revision"] = F("revision") + 1
-            DerivedMemory.objects.filter(id=row.id).update(**changes)
-
-        # A replay revalidates current visibility: it renders the row as it is now.
-        return _once(principal, idempotency_key, request_sha256, derived_id, now, 200, act,
-                     lambda: derived_get(principal, derived_id, ceiling=ceiling, now=now))
-
-
-def derived_delete(principal: Principal, derived_id: UUID, *, ceiling: str, idempotency_key: str,
-                   request_sha256: str, now: Optional[datetime] = None,
-                   expected_revision: Optional[int] = None) -> None:
-    now = require_aware(now) if now is not None else utcnow()
-    with owner_context(principal):
-        lock_owner(principal)
-
-        def act() -> None:
-            _retire(principal, _row(derived_id, ceiling, lock=True, expected_revision=expected_revision), now,
-                    erase=True, reason="owner_deleted")
-
-        _once(principal, idempotency_key, request_sha256, derived_id, now, 204, act, lambda: None)
+        row = _visible(ceiling).filter(operation_id=operation_id).first()
+        if row is None:
+            return None
+        now = require_aware(now) if now is not None else utcnow()
+        return _view(row, ReconsolidationOperation.objects.get(id=row.operation_id), ceiling, now)

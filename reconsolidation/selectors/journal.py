@@ -1,6 +1,6 @@
 """The owner's allowlisted view of operations: what the HTTP API and the CLI both render.
 
-``reads`` decides *whether* an operation exists for a caller (owner, ceiling); this module
+``selectors.operations`` decides *whether* an operation exists for a caller (owner, ceiling); this module
 decides *how much* of it is shown. The view is an allowlist: ID, kind, state, revision,
 reason, policy/model identity, the four instants, and then — only when every required
 source (every input original, omitted summary inputs included) is currently available at
@@ -27,11 +27,12 @@ from django.db import connection
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from memory import vocabulary
+from memory.models import Memory
 from memory.services.owner_state import lock_owner
 from reconsolidation import bounds
 from reconsolidation.domain import OperationPage, OperationView
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
-from reconsolidation.owner import reads
+from reconsolidation.selectors.operations import operation_get, operation_list
 from reconsolidation.writers import apply, operations
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
@@ -113,8 +114,6 @@ def revalidate(principal: Principal, now: datetime, operation_id: Optional[UUID]
 
 def available_support(row: ReconsolidationOperation, ceiling: str, now: datetime) -> Optional[dict[UUID, str]]:
     """Each input's statement when *every* input is currently available; else None."""
-    from memory.models import Memory
-
     found = {
         m["id"]: m for m in Memory.objects.filter(id__in=list(row.input_ids)).values(
             "id", "content_revision", "erased_at", "status", "expires_at", "sensitivity", "statement")
@@ -164,34 +163,29 @@ def _render(row: ReconsolidationOperation, ceiling: str, now: datetime) -> Owner
     )
 
 
-def operation_detail(principal: Principal, operation_id: UUID, *, ceiling: str,
+def operation_detail(*, principal: Principal, operation_id: UUID, ceiling: str,
                      now: Optional[datetime] = None) -> OwnerOperation:
     """The owner view of one operation, or NotFound (unknown, foreign, above the ceiling)."""
     with owner_context(principal):
         now = require_aware(now) if now is not None else utcnow()
-        reads.get_operation(principal, operation_id, ceiling=ceiling)
+        operation_get(principal=principal, operation_id=operation_id, ceiling=ceiling)
         revalidate(principal, now, operation_id)
         # Visibility again after validation: a lower ceiling must still see complete support.
-        view = reads.get_operation(principal, operation_id, ceiling=ceiling)
+        view = operation_get(principal=principal, operation_id=operation_id, ceiling=ceiling)
         return _render(ReconsolidationOperation.objects.get(id=view.id), ceiling, now)
 
 
-def operation_result(principal: Principal, view: OperationView, *, ceiling: str,
-                     now: Optional[datetime] = None) -> OwnerOperation:
-    """Render the result of an owner action (undo, approve, reject) under the ceiling."""
-    return operation_detail(principal, view.id, ceiling=ceiling, now=now)
-
-
-def operation_page(principal: Principal, *, ceiling: str, cursor: Optional[str] = None,
+def operation_page(*, principal: Principal, ceiling: str, cursor: Optional[str] = None,
                    limit: int = bounds.RECON_OPERATIONS_PAGE_DEFAULT, kind: Optional[str] = None,
-                   state: Optional[str] = None, now: Optional[datetime] = None) -> OwnerOperationPage:
+                   state: Optional[str] = None, subject: Optional[str] = None,
+                   now: Optional[datetime] = None) -> OwnerOperationPage:
     """A page of owner views, newest first; the state filter sees read-time validation."""
     with owner_context(principal):
         now = require_aware(now) if now is not None else utcnow()
 
         def read() -> OperationPage:
-            return reads.list_operations(principal, ceiling=ceiling, cursor=cursor, limit=limit, kind=kind,
-                                         state=state)
+            return operation_list(principal=principal, ceiling=ceiling, cursor=cursor, limit=limit, kind=kind,
+                                  state=state, subject=subject)
 
         page = read()  # validates every filter before anything may be written
         if revalidate(principal, now):

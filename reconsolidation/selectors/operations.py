@@ -1,4 +1,4 @@
-"""Owner reads of operation history: one operation, or a page newest first.
+"""Which operations a caller may see: one operation, or a page newest first (opaque metadata).
 
 Visibility is decided before any bound: under a ceiling below ``restricted`` an operation
 is visible only while its *complete* support — every input original, omitted summary
@@ -26,12 +26,19 @@ from memory import vocabulary
 from reconsolidation import bounds
 from reconsolidation.domain import OperationPage, OperationView
 from reconsolidation.errors import Invalid, NotFound
-from reconsolidation.models import OPERATION_KINDS, OPERATION_STATES, ReconsolidationOperation
+from memory import selectors as memory_selectors
+from reconsolidation.models import (
+    OPERATION_KINDS, OPERATION_STATES, ReconsolidationDependency, ReconsolidationOperation,
+)
 from reconsolidation.rows import operation_view, owner_fields
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 SALT = "reconsolidation.operations.list.v1"
+# Originals one subject filter looks for among operation inputs, and how many recent
+# operations suggest subjects to filter by.
+SUBJECT_MATCH_MAX_ORIGINALS = 5000
+RECENT_OPERATIONS_FOR_SUBJECTS = 500
 MAX_CURSOR_CHARS = 512
 TOP = vocabulary.SENSITIVITIES[-1]
 
@@ -55,9 +62,12 @@ def _allowed(ceiling: str) -> Optional[list[str]]:
     return list(vocabulary.SENSITIVITIES[: vocabulary.SENSITIVITY_RANK[ceiling] + 1])
 
 
-def _fingerprint(principal: Principal, ceiling: str, kind: Optional[str], state: Optional[str]) -> str:
-    payload = json.dumps({"o": [str(principal.tenant_id), str(principal.principal_id)], "c": ceiling,
-                          "k": kind, "s": state}, sort_keys=True)
+def _fingerprint(principal: Principal, ceiling: str, kind: Optional[str], state: Optional[str],
+                 subject: Optional[str]) -> str:
+    filters = {"o": [str(principal.tenant_id), str(principal.principal_id)], "c": ceiling, "k": kind, "s": state}
+    if subject is not None:  # absent from older cursors' fingerprints, which stay valid
+        filters["j"] = subject.casefold()
+    payload = json.dumps(filters, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -84,7 +94,7 @@ def _visible(queryset, allowed: Optional[list[str]]):
     return queryset.extra(where=[_SUPPORT_VISIBLE], params=[allowed])
 
 
-def get_operation(principal: Principal, operation_id: UUID, *, ceiling: str) -> OperationView:
+def operation_get(*, principal: Principal, operation_id: UUID, ceiling: str) -> OperationView:
     allowed = _allowed(ceiling)
     with owner_context(principal):
         row = _visible(ReconsolidationOperation.objects.filter(id=operation_id), allowed).first()
@@ -93,9 +103,11 @@ def get_operation(principal: Principal, operation_id: UUID, *, ceiling: str) -> 
         return operation_view(principal, row)
 
 
-def list_operations(principal: Principal, *, ceiling: str, cursor: Optional[str] = None,
-                    limit: int = bounds.RECON_OPERATIONS_PAGE_DEFAULT, kind: Optional[str] = None,
-                    state: Optional[str] = None) -> OperationPage:
+def operation_list(*, principal: Principal, ceiling: str, cursor: Optional[str] = None,
+                   limit: int = bounds.RECON_OPERATIONS_PAGE_DEFAULT, kind: Optional[str] = None,
+                   state: Optional[str] = None, subject: Optional[str] = None) -> OperationPage:
+    """A page newest first; ``subject``: only operations with an input original of that
+    subject (case-insensitive; the review dashboard's filter)."""
     allowed = _allowed(ceiling)
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= bounds.RECON_OPERATIONS_PAGE_MAX:
         raise Invalid(f"limit: 1 to {bounds.RECON_OPERATIONS_PAGE_MAX}")
@@ -103,9 +115,12 @@ def list_operations(principal: Principal, *, ceiling: str, cursor: Optional[str]
         raise Invalid("kind: unknown")
     if state is not None and state not in OPERATION_STATES:
         raise Invalid("state: unknown")
-    bound_to = _fingerprint(principal, ceiling, kind, state)
+    bound_to = _fingerprint(principal, ceiling, kind, state, subject)
     with owner_context(principal):
         rows = ReconsolidationOperation.objects.all()
+        if subject is not None:
+            rows = rows.filter(input_ids__overlap=memory_selectors.memory_ids_with_subject(
+                subject=subject, ceiling=ceiling, limit=SUBJECT_MATCH_MAX_ORIGINALS))
         if kind:
             rows = rows.filter(kind=kind)
         if state:
@@ -118,3 +133,19 @@ def list_operations(principal: Principal, *, ceiling: str, cursor: Optional[str]
         next_cursor = _encode(items[-1], bound_to) if len(page) > limit else None
         return OperationPage(**owner_fields(principal), items=tuple(operation_view(principal, r) for r in items),
                              next_cursor=next_cursor)
+
+
+def operations_using(*, principal: Principal, memory_id: UUID, limit: int) -> tuple[OperationView, ...]:
+    """The operations that used an original (as input or support), newest first."""
+    with owner_context(principal):
+        ids = ReconsolidationDependency.objects.filter(memory_id=memory_id).values_list("operation_id", flat=True)
+        rows = ReconsolidationOperation.objects.filter(id__in=list(ids)).order_by("-created_at", "id")[:limit]
+        return tuple(operation_view(principal, row) for row in rows)
+
+
+def operation_subjects(*, principal: Principal, ceiling: str, limit: int) -> tuple[str, ...]:
+    """Subjects of the inputs of the most recent operations, alphabetically (filter suggestions)."""
+    with owner_context(principal):
+        recent = ReconsolidationOperation.objects.order_by("-created_at", "-id").values_list("input_ids", flat=True)
+        ids = {i for row in recent[:RECENT_OPERATIONS_FOR_SUBJECTS] for i in row}
+        return tuple(memory_selectors.memory_subjects(ceiling=ceiling, memory_ids=ids, limit=limit))
