@@ -45,10 +45,14 @@ from reconsolidation.dry_run import (
     dry_run_slice,
 )  # noqa: F401  (re-exported: one entry point for slices)
 from reconsolidation.errors import ReconsolidationDisabled
-from reconsolidation.inventory.slices import coverage, slice_operations
+from reconsolidation.inventory.checkpoint import slice_operations
+from reconsolidation.inventory.coverage import coverage
 from reconsolidation.models import ReconsolidationJob, ReconsolidationSpend
-from reconsolidation.store import ReconsolidationStore
+from reconsolidation.providers import selection
 from reconsolidation.providers.contract import Provider
+from reconsolidation.store import ReconsolidationStore
+from reconsolidation.work import model_path
+from reconsolidation.work.process import process_batch
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -114,10 +118,6 @@ def process_claimed(store: ReconsolidationStore, principal: Principal, group_lea
     """One slice's claimed groups as one batch. ``provider`` is injected by tests and
     evaluations (scripted); otherwise the configured one runs. A model provider that is not
     ready defers every group before any spend."""
-    from reconsolidation.work import model_path
-    from reconsolidation.work.process import process_batch
-    from reconsolidation.providers import selection
-
     mode.current_mode()  # a refused mode fails loudly before any spend
     if provider is None and selection.selected_provider() == "rules":
         return process_batch(store, principal, group_leases, now=now)

@@ -22,19 +22,13 @@ from django.db import connection, transaction
 
 from reconsolidation import bounds
 from reconsolidation import grouping
-from reconsolidation.inventory import sql as sql
+from reconsolidation.inventory import sql
 from reconsolidation.domain import Lane, Owned, Value
-from reconsolidation.inventory.slices import (
-    NO_BOUND,
-    as_page,
-    changed_lane_slots,
-    fetch_rows,
-    model_lane_passed,
-    pending_groups,
-    restart_model_lane_if_new,
-    split,
-    walk_model_lane,
+from reconsolidation.inventory.groups import pending_groups
+from reconsolidation.inventory.lanes import (
+    NO_BOUND, as_page, changed_lane_slots, fetch_rows, model_lane_passed, restart_model_lane_if_new, split,
 )
+from reconsolidation.inventory.model_lane import walk_model_lane
 from reconsolidation.leases import due_day_for, require_enabled, rotated_start_key
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob
 from reconsolidation.rows import owner_fields

@@ -33,8 +33,10 @@ from uuid import UUID
 
 from django.db import connection
 
+from recall import encoders
 from reconsolidation import bounds
-from reconsolidation.inventory import sql as sql
+from reconsolidation.inventory import sql
+from reconsolidation.inventory.lanes import changed_lane_slots
 from reconsolidation.domain import GroupDraft, InputRef, SourceRef, input_digest, sorted_inputs
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
 from reconsolidation.sources import allowed_sensitivities
@@ -76,11 +78,9 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
 
     if not settings.AGENT_MEMORY_SEMANTIC_ENABLED or not anchor_ids:
         return {}
-    from recall.encoders import EncoderUnavailable, get_encoder
-
     try:
-        encoder = get_encoder()
-    except EncoderUnavailable:
+        encoder = encoders.get_encoder()
+    except encoders.EncoderUnavailable:
         return {}
     if encoder is None:
         return {}
@@ -169,10 +169,6 @@ def select_groups(
     duplicate or no_neighbours. Full-lane anchors are the model lane's: the checkpoint
     walks them from the job's model cursor (``inventory.model_lane``), so no anchor a slice
     cannot take is a dead end."""
-    from reconsolidation.inventory.slices import (
-        changed_lane_slots,
-    )  # (inventory imports this module)
-
     now = require_aware(now)
     candidates = [(ref, lane) for ref, lane in anchors if ref.eligible and lane == "changed"]
     with owner_context(principal):

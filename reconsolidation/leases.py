@@ -28,7 +28,7 @@ from django.db import connection
 from memory.models import Memory
 from memory.services.owner_state import lock_owner
 from reconsolidation import bounds
-from reconsolidation.inventory import sql as sql
+from reconsolidation.inventory import sql
 from reconsolidation.domain import JobLease
 from reconsolidation.errors import Invalid, LeaseLost, ReconsolidationDisabled
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob, ReconsolidationSpend

@@ -24,7 +24,7 @@ from django.db import connection
 
 from memory import vocabulary
 from reconsolidation import bounds
-from reconsolidation.inventory import sql as sql
+from reconsolidation.inventory import sql
 from reconsolidation.domain import InputRef
 from reconsolidation.rows import owner_fields
 from veetbot.identity import Principal

@@ -18,7 +18,10 @@ from uuid import UUID
 
 from reconsolidation import bounds, leases
 from reconsolidation.work import claims, spend
-from reconsolidation.inventory import slices as inventory
+from reconsolidation.inventory import checkpoint as slice_checkpoint
+from reconsolidation.inventory import groups as queued_groups
+from reconsolidation.inventory import lanes
+from reconsolidation.inventory import plan as slice_plan
 from reconsolidation.domain import (
     CallAudit, CallCompletion, Group, GroupDraft, GroupLease, InputRef, InvalidationReceipt, JobLease,
     OperationView, Proposal, Reservation, SlicePlan, SliceReport, SourcePage, SpendReceipt,
@@ -49,20 +52,20 @@ class ReconsolidationStore:
     # --- inventory -----------------------------------------------------------------------
     def inventory(self, principal: Principal, *, generation: int, lane: str, cursor: int, limit: int,
                   now: Optional[datetime] = None) -> SourcePage:
-        return inventory.inventory(principal, generation=generation, lane=lane, cursor=cursor, limit=limit,
+        return lanes.inventory(principal, generation=generation, lane=lane, cursor=cursor, limit=limit,
                                    now=self._now(now))
 
     def plan_slice(self, principal: Principal, *, lease_token: UUID, now: Optional[datetime] = None) -> SlicePlan:
-        return inventory.plan_slice(principal, lease_token=lease_token, now=self._now(now))
+        return slice_plan.plan_slice(principal, lease_token=lease_token, now=self._now(now))
 
     def checkpoint(self, principal: Principal, *, lease_token: UUID, plan: SlicePlan, groups: Sequence[GroupDraft] = (),
                    outcomes: Optional[Mapping[UUID, str]] = None, now: Optional[datetime] = None) -> SliceReport:
-        return inventory.checkpoint(principal, lease_token=lease_token, plan=plan, groups=groups, outcomes=outcomes,
+        return slice_checkpoint.checkpoint(principal, lease_token=lease_token, plan=plan, groups=groups, outcomes=outcomes,
                                     now=self._now(now))
 
     def queue_group(self, principal: Principal, *, lease_token: UUID, inputs: Sequence[InputRef], input_digest: str,
                     anchor_id: Optional[UUID] = None, now: Optional[datetime] = None) -> Group:
-        return inventory.queue_group(principal, lease_token=lease_token, inputs=inputs, input_digest=input_digest,
+        return queued_groups.queue_group(principal, lease_token=lease_token, inputs=inputs, input_digest=input_digest,
                                      anchor_id=anchor_id, now=self._now(now))
 
     # --- model work ----------------------------------------------------------------------

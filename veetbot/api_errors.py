@@ -13,6 +13,8 @@ from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from memory import errors
+
 
 class ApiError(exceptions.APIException):
     code = "error"
@@ -78,8 +80,6 @@ _CONFLICT_PROBLEMS = {
 
 
 def _service_error(exc) -> Response | None:
-    from memory import errors
-
     if isinstance(exc, errors.Invalid):
         return error_response("validation_error", 400, [_service_problem(p) for p in exc.problems])
     if isinstance(exc, errors.NotFound):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from rest_framework import authentication, exceptions, permissions
 
+from memory.services import token_authenticate
 from veetbot.identity import Principal
 
 AUTH_SCHEME = "Bearer"
@@ -42,8 +43,6 @@ class OwnerTokenAuthentication(authentication.BaseAuthentication):
         token = token.strip()
         if scheme.lower() != AUTH_SCHEME.lower() or not token or any(c.isspace() for c in token):
             raise exceptions.AuthenticationFailed()
-        from memory.services import token_authenticate
-
         principal = token_authenticate(token)
         if principal is None:
             raise exceptions.AuthenticationFailed()

@@ -100,7 +100,7 @@ def build_owner(memories: int, sets: int, seed: int) -> tuple[object, list[froze
     from memory.claims import normalize_text
     from memory.services import owner_create
     from memory.services.owner_state import allocate, lock_owner
-    from tests.reconsolidation import bulk
+    from evals.fixtures import bulk
     from veetbot.identity import Principal
     from veetbot.rls import owner_context
 

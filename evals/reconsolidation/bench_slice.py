@@ -229,7 +229,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
     idle (rules, scripted), or ``max_slices``; every sample kept."""
     from reconsolidation import driver
     from reconsolidation.store import ReconsolidationStore
-    from tests.reconsolidation.bulk import bulk_touch
+    from evals.fixtures.bulk import bulk_touch
 
     store, now = ReconsolidationStore(), NOW
     timer = TimedStore(store)

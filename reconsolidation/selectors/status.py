@@ -18,7 +18,7 @@ from django.db.models.functions import TruncDate
 
 from reconsolidation import bounds
 from reconsolidation.domain import Coverage
-from reconsolidation.inventory.slices import coverage
+from reconsolidation.inventory.coverage import coverage
 from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationJob, ReconsolidationOperation, ReconsolidationSpendDay,
 )

@@ -22,7 +22,7 @@ pays through a new reservation), and a committed group cannot be recommitted: it
 gone (``LeaseLost``) and the input digest of a committed operation is unique per policy and
 kind (``duplicate_operation``). Each commit is a savepoint, so a candidate refused by local
 rules rolls back alone and its valid siblings survive. A merge refused because it overlaps
-another active set is replanned as their union (``process._replan_union``, the rules path's
+another active set is replanned as their union (``replan.replan_union``, the rules path's
 replan), queued in the same transaction. A source that changed makes the candidate stale
 (the group is then finished ``stale`` and replanned independently of other groups). The
 kill switch turned off before the transaction ends withdraws admission: every write of the
@@ -43,6 +43,7 @@ from reconsolidation.providers.envelopes import Operation
 from reconsolidation.providers.parser import ProposalParse
 from reconsolidation.providers.verification import Review
 from reconsolidation.store import ReconsolidationStore
+from reconsolidation.work.replan import replan_union
 from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -96,8 +97,6 @@ def local_proposal(op: Operation, model_identity: str) -> Proposal:
 def _commit_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, ops: list[Operation],
                   applied: Applied, model_identity: str, now: datetime) -> None:
     """Every accepted candidate of one group (inside the caller's transaction)."""
-    from reconsolidation.work.process import _replan_union  # process imports this path
-
     for op in ops:
         try:
             proposal = local_proposal(op, model_identity)
@@ -116,7 +115,7 @@ def _commit_group(store: ReconsolidationStore, principal: Principal, group_lease
         except ProposalRefused as error:
             applied.refused[op.id] = error.reason
             if error.reason == "overlapping_membership":
-                _replan_union(store, principal, group_lease, proposal, now)
+                replan_union(store, principal, group_lease, proposal, now)
         except StaleInputs:
             applied.stale += 1
         except (Conflict, Invalid) as error:

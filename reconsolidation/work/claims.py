@@ -32,7 +32,7 @@ from typing import Optional
 from reconsolidation import bounds
 from reconsolidation.domain import Group, GroupLease, InputRef
 from reconsolidation.errors import Invalid
-from reconsolidation.inventory.slices import group_view
+from reconsolidation.inventory.groups import group_view
 from reconsolidation.leases import fail_attempt, require_enabled
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
 from reconsolidation.rows import audit, locked_group, locked_job, owner_fields

@@ -57,6 +57,7 @@ from uuid import uuid4
 
 from reconsolidation import bounds, mode
 from reconsolidation.work import model_path
+from reconsolidation.work.replan import replan_union
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, InputRef, OperationView, input_digest
 from reconsolidation.errors import (
     BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, ReconsolidationError, StaleInputs,
@@ -91,31 +92,6 @@ def _call_audit(group_leases: Sequence[GroupLease], digest: str, now: datetime) 
         pricing_digest=hashlib.sha256(str(bounds.RECON_RULES_CALL_USD).encode()).hexdigest(),
         egress_digest=digest, admitted_at=now,
     )
-
-
-def _replan_union(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, proposal,
-                  now: datetime) -> None:
-    """Queue the union of a refused overlapping merge and the active sets it overlaps."""
-    from memory.models import Memory
-    from reconsolidation.models import ReconsolidationMember
-
-    ids = [ref.memory_id for ref in proposal.inputs]
-    with owner_context(principal):
-        holders = ReconsolidationMember.objects.filter(member_id__in=ids, active=True).values_list("operation_id", flat=True)
-        members = set(ReconsolidationMember.objects.filter(operation_id__in=list(holders), active=True)
-                      .values_list("member_id", flat=True))
-        union_ids = members | set(ids)
-        refs = [InputRef(memory_id=i, content_revision=r)
-                for i, r in Memory.objects.filter(id__in=list(union_ids)).values_list("id", "content_revision")]
-    if len(refs) != len(union_ids) or len(refs) > bounds.RECON_GROUP_MAX_MEMBERS:
-        return
-    try:
-        store.queue_group(principal, lease_token=group_lease.lease_token, inputs=refs, input_digest=input_digest(refs),
-                          now=now)
-    except LeaseLost:
-        raise
-    except (Conflict, Invalid, ReconsolidationError):
-        return  # queue full or a member changed meanwhile: the next inventory pass replans
 
 
 def process_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, *,
@@ -224,7 +200,7 @@ def _commit_and_finish(store: ReconsolidationStore, principal: Principal, group_
             except ProposalRefused as error:
                 refused += 1
                 if error.reason == "overlapping_membership":
-                    _replan_union(store, principal, group_lease, proposal, now)
+                    replan_union(store, principal, group_lease, proposal, now)
             except _STALE:
                 stale += 1
             except (Conflict, Invalid):  # a malformed proposal rejects only itself as well

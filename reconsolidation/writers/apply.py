@@ -32,10 +32,11 @@ from typing import Optional, Sequence
 from uuid import UUID
 
 from memory.errors import Conflict
+from memory.models import Memory
 from memory.services.owner_state import allocate
 from reconsolidation.domain import ClauseDraft
 from reconsolidation.models import (
-    DerivedMemory, ReconsolidationMember, ReconsolidationOperation,
+    DerivedMemory, ReconsolidationDependency, ReconsolidationMember, ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, owner_fields
 from reconsolidation.providers.rules import paraphrase, summaries
@@ -194,9 +195,6 @@ def recorded_signatures(principal: Principal, operation: ReconsolidationOperatio
     hashes and dependency events survive erasure), so an owner can still undo or reject
     it after a source is gone; a hypothesis's from its verified wording while its
     projection holds it (until its operation is invalidated, when no review remains)."""
-    from memory.models import Memory
-    from reconsolidation.models import ReconsolidationDependency
-
     ids = list(operation.input_ids)
     found = {blocks.exact(operation.kind, ids)}
     if operation.kind == "summarize_related":

@@ -22,7 +22,7 @@ from django.db import connection, connections
 
 from recall import arms, sql
 from tests.factories import T0
-from tests.reconsolidation.bulk import analyze_originals, bulk_originals
+from evals.fixtures.bulk import analyze_originals, bulk_originals
 from tests.recall.helpers import NOW, Bank, MappedEncoder, basis
 from veetbot.rls import owner_context
 

@@ -45,7 +45,7 @@ def main() -> None:
         from reconsolidation.driver import inventory_slice
         from reconsolidation.store import ReconsolidationStore
         from tests.factories import T0, make_owner
-        from tests.reconsolidation.bulk import bulk_originals, bulk_touch
+        from evals.fixtures.bulk import bulk_originals, bulk_touch
 
         principal, _ = make_owner("bench")
         started = time.perf_counter()

@@ -14,7 +14,7 @@ from django.db import connections
 from reconsolidation import tasks
 from reconsolidation.models import ReconsolidationJob, ReconsolidationOperation
 from tests.factories import T0, make_owner
-from tests.reconsolidation.bulk import bulk_originals
+from evals.fixtures.bulk import bulk_originals
 from tests.memory.test_celery_sweeps import REDIS_URL, redis_available
 from tests.reconsolidation.helpers import snapshot
 from tests.reconsolidation.slices import pairs

@@ -22,7 +22,7 @@ from reconsolidation.models import (
     ReconsolidationBlock, ReconsolidationEquivalenceBacklog, ReconsolidationGroup, ReconsolidationOperation,
 )
 from reconsolidation.driver import inventory_slice
-from reconsolidation.inventory.slices import slice_operations
+from reconsolidation.inventory.checkpoint import slice_operations
 from reconsolidation.sources import current_sources
 from reconsolidation.providers.rules.equivalence import key_digest
 from tests.factories import T0, make_owner

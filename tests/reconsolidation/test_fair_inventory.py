@@ -21,7 +21,7 @@ from reconsolidation import bounds
 from reconsolidation.models import ReconsolidationAnchorReceipt
 from reconsolidation.driver import inventory_slice
 from tests.factories import T0, make_owner
-from tests.reconsolidation.bulk import bulk_finish_pending, bulk_originals, bulk_touch
+from evals.fixtures.bulk import bulk_finish_pending, bulk_originals, bulk_touch
 from tests.reconsolidation.helpers import drain
 from veetbot.rls import owner_context
 

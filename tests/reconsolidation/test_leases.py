@@ -146,7 +146,7 @@ def test_missed_days_coalesce_into_one_job_not_a_backlog(bank, enabled, store, d
 
 def test_an_unfinished_scan_is_continued_across_days_not_restarted(db, enabled, store, day_one):
     principal, _ = make_owner()
-    from tests.reconsolidation.bulk import bulk_originals
+    from evals.fixtures.bulk import bulk_originals
 
     bulk_originals(principal, 300, at=T0, clusters=300)
     _, first = run_slice(store, principal, day_one)

@@ -15,15 +15,12 @@ import pytest
 from reconsolidation import bounds
 from reconsolidation.driver import inventory_slice
 from memory.models import Memory
+from reconsolidation.inventory.coverage import coverage
+from reconsolidation.inventory.lanes import MODEL_LANE_MAX_ANCHORS, MODEL_LANE_RESERVED_GROUPS
 from reconsolidation.models import ReconsolidationGroup
-from reconsolidation.inventory.slices import (
-    MODEL_LANE_MAX_ANCHORS,
-    MODEL_LANE_RESERVED_GROUPS,
-    coverage,
-)
 from reconsolidation.leases import rotated_start_key
 from tests.factories import T0, make_owner
-from tests.reconsolidation.bulk import bulk_originals, bulk_touch
+from evals.fixtures.bulk import bulk_originals, bulk_touch
 from tests.reconsolidation.helpers import drain, groups_of, job_of, receipts_of
 from tests.reconsolidation.test_equivalence_pass import one_slice
 from veetbot.rls import owner_context

@@ -12,7 +12,7 @@ from reconsolidation import bounds
 from reconsolidation import driver
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
 from tests.factories import T0, make_owner
-from tests.reconsolidation.bulk import bulk_originals
+from evals.fixtures.bulk import bulk_originals
 from tests.reconsolidation.helpers import groups_of, job_of, original, snapshot
 from tests.reconsolidation.slices import Steps, flag_conflicts, no_change, owner_row_counts, pairs, slice_now
 from veetbot.rls import owner_context

@@ -14,7 +14,7 @@ from reconsolidation.errors import Conflict
 from reconsolidation.models import DerivedMemory, ReconsolidationGroup
 from reconsolidation.driver import inventory_slice
 from tests.factories import T0, make_owner
-from tests.reconsolidation.bulk import bulk_originals, bulk_touch
+from evals.fixtures.bulk import bulk_originals, bulk_touch
 from tests.reconsolidation.helpers import (
     groups_of, job_of, original, receipts_of, run_slice, snapshot,
 )
