@@ -9,10 +9,10 @@ new tag, registered here.
 
 Every tag is defined once, by the module that implements its stage: ``recall@1`` and
 ``semantic@2`` here (the retriever re-exports them as ``POLICY`` / ``SEMANTIC_POLICY``),
-``expansion@2`` in ``recall.expansion``, ``floor@1`` in ``recall.floor``, ``reconsolidation@3`` in
-``reconsolidation.read_paths`` (``TRACE_TAG``). This module imports those two the same
-way the retriever does, so there is no import circle: neither of them imports recall's
-retriever, traces or this registry.
+``expansion@2`` in ``recall.expansion``, ``floor@1`` in ``recall.floor``; ``reconsolidation@3``
+here too, for the read-time view reconsolidation registers in ``recall.hooks`` (recall never
+imports reconsolidation). Neither stage module imports recall's retriever, traces or this
+registry, so there is no import circle.
 
 ``tags`` is the only way a trace's policy is built: an unregistered, repeated or
 out-of-order tag is a programming error, raised before anything is written. This module
@@ -23,14 +23,12 @@ from __future__ import annotations
 from typing import Optional
 
 from recall import expansion, floor
-from reconsolidation import read_paths
 
 RECALL = "recall@1"  # lexical coverage + structured tiers + RRF, whole-item budget
 SEMANTIC = "semantic@2"  # cosine rank of memory-text@1 vectors to a query-text@2 vector, rejoined
 EXPANSION = expansion.POLICY
 FLOOR = floor.POLICY  # the relevance floor withheld unrelated ranked originals from rendering
-# read_paths spells its tag as it was once appended to a '+'-joined string.
-RECONSOLIDATION = read_paths.TRACE_TAG.removeprefix("+")
+RECONSOLIDATION = "reconsolidation@3"  # the read-time view registered in recall.hooks offered the items
 
 # Pipeline order: a trace lists the stages that ran in this order.
 REGISTERED: tuple[str, ...] = (RECALL, SEMANTIC, EXPANSION, FLOOR, RECONSOLIDATION)

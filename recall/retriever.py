@@ -14,8 +14,9 @@
    in hybrid and dense the relevance floor (``recall.floor``,
    RECALL_RELEVANCE_SIMILARITY_MARGIN) then withholds from rendering the ranked originals
    that no channel relates to the query (trace: its threshold and how many it withheld);
-   with reconsolidation on, ``reconsolidation.read_paths`` then renders one member per
-   active merge set and offers valid summaries after every original;
+   then the read-time view registered in ``recall.hooks`` (reconsolidation's, when it is
+   on: one member per active merge set, valid summaries after every original) may change
+   what is offered;
 4. the whole-item context budget and rendering (``recall.render``);
 5. a content-free trace row (``recall.traces``).
 
@@ -41,14 +42,13 @@ from django.conf import settings
 
 from memory import vocabulary
 from memory.domain import SourceRef
-from recall import arms, egress, encoders, expansion, policy, query_cache, sql
+from recall import arms, egress, encoders, expansion, hooks, policy, query_cache, sql
 from recall.floor import relevance_floor
 from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, SemanticList, Surface
 from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
 from recall.render import render
 from recall.traces import TraceFacts, trace_write
-from reconsolidation import read_paths
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -198,9 +198,9 @@ def recall(
         floor = relevance_floor(lists, lexical_min=floors.get("lexical"))
         withheld = floor.split([r.id for r in ranked])[1] if floor is not None else []
         eligible = ranked if floor is None else [r for r in ranked if r.id in floor.above]
-        # With reconsolidation on: one rendering per active merge set, then summaries in the
-        # remaining slots (reconsolidation.read_paths); None means plain atomic recall.
-        offer = read_paths.reconsolidate(
+        # The registered read-time view (reconsolidation's: one rendering per active merge
+        # set, then summaries in the remaining slots); None means plain atomic recall.
+        offer = hooks.offer(
             request=request, params=read.params, ranked=eligible, rows=rows,
             rejoin=lambda ids: arms.rejoin(read, ids), build=_item,
         )

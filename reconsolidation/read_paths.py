@@ -87,7 +87,6 @@ POLICY = "retrieval-reconsolidation@3"  # @3: historical group state; filters ho
 # past it can never render beside its set's representative.
 RECON_RECALL_MAX_CANDIDATE_IDS: int = getattr(settings, "RECON_RECALL_MAX_CANDIDATE_IDS", 1000)
 RECON_RECALL_MAX_SUMMARIES: int = getattr(settings, "RECON_RECALL_MAX_SUMMARIES", 1000)
-TRACE_TAG = "+reconsolidation@3"  # appended to the trace policy when this read path ran
 
 _SPACE = re.compile(r"\s+")
 
