@@ -9,7 +9,7 @@ new tag, registered here.
 
 Every tag is defined once, by the module that implements its stage: ``recall@1`` and
 ``semantic@2`` here (the retriever re-exports them as ``POLICY`` / ``SEMANTIC_POLICY``),
-``expansion@2`` in ``recall.expansion``, ``floor@1`` in ``recall.floor``; ``reconsolidation@3``
+``expansion@2`` in ``recall.arms.expansion``, ``floor@1`` in ``recall.ranking.floor``; ``reconsolidation@3``
 here too, for the read-time view reconsolidation registers in ``recall.hooks`` (recall never
 imports reconsolidation). Neither stage module imports recall's retriever, traces or this
 registry, so there is no import circle.
@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from recall import expansion, floor
+from recall.arms import expansion
+from recall.ranking import floor
 
 RECALL = "recall@1"  # lexical coverage + structured tiers + RRF, whole-item budget
 SEMANTIC = "semantic@2"  # cosine rank of memory-text@1 vectors to a query-text@2 vector, rejoined

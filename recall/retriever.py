@@ -2,16 +2,16 @@
 
 ``recall(principal=..., request=..., surface=...)`` runs, in one owner context:
 
-1. candidate arms (``recall.arms`` over ``recall.sql``), each bounded to
+1. candidate arms (``recall.arms``), each bounded to
    max(max_items × 8, 64) and ranked in SQL after every hard predicate —
    lexical + structured for the sparse channel, semantic for dense, all three for hybrid;
    or the legacy newest-first arm for ``selection_mode="recent"``;
-2. reciprocal-rank fusion (``recall.fusion``); in hybrid, lexical candidates covering less
+2. reciprocal-rank fusion (``recall.ranking.fusion``); in hybrid, lexical candidates covering less
    than RECALL_HYBRID_LEXICAL_MIN_COVERAGE of the query's lexemes get no vote, and the
-   expansion arm (``recall.expansion``: same-subject/entity siblings of the fused top,
+   expansion arm (``recall.arms.expansion``: same-subject/entity siblings of the fused top,
    nearest the query) is fused in as a fourth list — a second hop;
 3. the rejoin: only originals still permitted in this statement's snapshot are ranked;
-   in hybrid and dense the relevance floor (``recall.floor``,
+   in hybrid and dense the relevance floor (``recall.ranking.floor``,
    RECALL_RELEVANCE_SIMILARITY_MARGIN) then withholds from rendering the ranked originals
    that no channel relates to the query (trace: its threshold and how many it withheld);
    then the read-time view registered in ``recall.hooks`` (reconsolidation's, when it is
@@ -42,11 +42,12 @@ from django.conf import settings
 
 from memory import vocabulary
 from memory.domain import SourceRef
-from recall import arms, egress, encoders, expansion, hooks, policy, query_cache, sql
-from recall.floor import relevance_floor
+from recall import egress, encoders, hooks, policy, query_cache
+from recall.arms import expansion, permitted, recent, semantic, sparse, structured
 from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, SemanticList, Surface
-from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
+from recall.ranking.floor import relevance_floor
+from recall.ranking.fusion import reciprocal_rank_fusion, union_ids
 from recall.render import render
 from recall.traces import TraceFacts, trace_write
 from veetbot.clock import require_aware, utcnow
@@ -150,40 +151,40 @@ def recall(
     space = encoder.tuple.space if query_vector is not None else ""
 
     with owner_context(principal):
-        read = arms.Read(
-            params=sql.base_params(
+        read = permitted.Read(
+            params=permitted.base_params(
                 tenant_id=principal.tenant_id, principal_id=principal.principal_id,
                 at=request.as_of or now, as_of=request.as_of,
                 sensitivities=_allowed_sensitivities(request.ceiling), scope=request.scope,
                 exclude_ids=list(request.exclude_ids), belief_types=list(request.belief_types),
             ),
             historical=request.as_of is not None,
-            limit=arms.arm_limit(request.max_items),
+            limit=permitted.arm_limit(request.max_items),
         )
-        lists: dict[str, list[arms.Candidate]] = {}
+        lists: dict[str, list[permitted.Candidate]] = {}
         floors: dict[str, float] = {}
         semantic_search = ""
         semantic_list: Optional[SemanticList] = None
         if request.selection_mode == "recent":
-            lists["recent"] = arms.recent(read)
+            lists["recent"] = recent.recent(read)
         else:
             if channel in ("hybrid", "sparse"):
-                prepared = arms.prepare_query(request.query)
-                lists["lexical"], lists["structured"] = arms.sparse(
+                prepared = sparse.prepare_query(request.query)
+                lists["lexical"], lists["structured"] = sparse.sparse(
                     read, prepared, entity_ids=request.entity_ids,
-                    anchors=arms.anchor_types(request.query, request.belief_types),
+                    anchors=structured.anchor_types(request.query, request.belief_types),
                 )
                 if channel == "hybrid":
                     floors["lexical"] = lexical_floor(prepared.lexemes)
             if channel in ("hybrid", "dense"):
-                exact = arms.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
+                exact = semantic.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
                 key = semantic_key(principal, request, now, space)
                 if semantic_from is not None and semantic_from.key == key:
-                    lists["semantic"] = [arms.Candidate(id=i, store_position=p, signal=d)
+                    lists["semantic"] = [permitted.Candidate(id=i, store_position=p, signal=d)
                                          for i, p, d in semantic_from.candidates]
                     semantic_search = semantic_from.search
                 else:
-                    lists["semantic"], semantic_search = arms.semantic_search(read, query_vector, space, exact=exact)
+                    lists["semantic"], semantic_search = semantic.semantic_search(read, query_vector, space, exact=exact)
                 semantic_list = SemanticList(key=key, search=semantic_search, candidates=tuple(
                     (c.id, c.store_position, c.signal) for c in lists["semantic"]))
         fused = reciprocal_rank_fusion(lists, min_signals=floors)
@@ -191,9 +192,9 @@ def recall(
             # The second hop: siblings of the first pass's top, then one fusion of all four.
             lists["expansion"] = expansion.expand(read, [r.id for r in fused], query_vector, space)
             fused = reciprocal_rank_fusion(lists, min_signals=floors)
-        rows = arms.rejoin(read, [r.id for r in fused])
+        rows = permitted.rejoin(read, [r.id for r in fused])
         ranked = [r for r in fused if r.id in rows]
-        # The relevance floor (recall.floor): ranked originals no channel relates to the
+        # The relevance floor (recall.ranking.floor): ranked originals no channel relates to the
         # query are not rendered, so unrelated ones stop filling the item allowance.
         floor = relevance_floor(lists, lexical_min=floors.get("lexical"))
         withheld = floor.split([r.id for r in ranked])[1] if floor is not None else []
@@ -202,7 +203,7 @@ def recall(
         # set, then summaries in the remaining slots); None means plain atomic recall.
         offer = hooks.offer(
             request=request, params=read.params, ranked=eligible, rows=rows,
-            rejoin=lambda ids: arms.rejoin(read, ids), build=_item,
+            rejoin=lambda ids: permitted.rejoin(read, ids), build=_item,
         )
         # Items are built lazily: the budget usually stops long before the ranked list ends.
         rendered = render(
@@ -210,7 +211,7 @@ def recall(
             max_items=request.max_items, max_tokens=request.max_tokens,
             admit=None if offer is None else offer.admit,
         )
-        sources = arms.sources(read, [item.id for item in rendered.items])
+        sources = permitted.sources(read, [item.id for item in rendered.items])
         kept = tuple(
             item.model_copy(update={"sources": tuple(SourceRef(event=e, part=p) for e, p in sources.get(item.id, ()))})
             for item in rendered.items

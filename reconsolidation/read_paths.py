@@ -368,7 +368,7 @@ def reconsolidate(
     """The reconsolidated offer for one recall, or None when plain atomic recall applies.
 
     ``ranked``: the fused candidates (``id``, ``score``) permitted by ``rows`` (the
-    retriever's rejoin), best first; ``params``: the recall's ``sql.base_params``;
+    retriever's rejoin), best first; ``params``: the recall's ``base_params``;
     ``rejoin(ids)``: the same permitted relation for more IDs; ``build(row, score)``:
     the retriever's item builder. Call inside the recall's owner context.
     """

@@ -18,8 +18,8 @@ seed (the first pass's order), then distance, store position desc and ID, bounde
 arm limit, and fused with the other arms under its own weight
 (``RECALL_RRF_WEIGHTS["expansion"]``).
 
-Hard predicates. Seeds and siblings are both read FROM ``recall.sql.permitted`` with the
-recall's own ``sql.base_params`` — the same relation every other arm and the rejoin use — so
+Hard predicates. Seeds and siblings are both read FROM ``recall.arms.permitted`` with the
+recall's own ``base_params`` — the same relation every other arm and the rejoin use — so
 a sibling is never anything the request could not see (owner, lifecycle, erasure, validity
 at the instant, sensitivity, scope, exclusions, type filter; for ``as_of`` the revision
 current then, with its subject and entities). Vectors count only for the sibling's effective
@@ -38,8 +38,8 @@ from uuid import UUID
 from django.conf import settings
 from django.db import connection
 
-from recall import sql
-from recall.arms import Candidate, Read
+from recall.arms.permitted import Candidate, Read, permitted
+from recall.arms.semantic import vector_literal
 
 POLICY = "expansion@2"  # specific same-subject / same-entity siblings of the fused top, by query cosine
 
@@ -47,7 +47,7 @@ POLICY = "expansion@2"  # specific same-subject / same-entity siblings of the fu
 def expansion_arm(historical: bool) -> str:
     """Per seed, its nearest siblings by cosine to the query; rows (id, store_position,
     seed ordinal, distance) in list order, LIMIT in SQL."""
-    return sql.permitted(historical) + f""",
+    return permitted(historical) + f""",
     seeds AS MATERIALIZED (
         SELECT p.id, p.subject_key, p.entity_ids, s.ordinal
         FROM unnest(%(seed_ids)s::uuid[]) WITH ORDINALITY AS s(id, ordinal)
@@ -138,7 +138,7 @@ def expand(read: Read, seed_ids: Sequence[UUID], query_vector: Sequence[float], 
         return []
     with connection.cursor() as cursor:
         cursor.execute(expansion_arm(read.historical), {
-            **read.params, "seed_ids": seeds, "query_vector": sql.vector_literal(query_vector), "space": space,
+            **read.params, "seed_ids": seeds, "query_vector": vector_literal(query_vector), "space": space,
             "per_seed": settings.RECALL_EXPANSION_PER_SEED, "key_bound": settings.RECALL_EXPANSION_MAX_KEY_ORIGINALS,
             "limit": read.limit,
         })

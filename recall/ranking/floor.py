@@ -1,6 +1,6 @@
 """The relevance floor: which fused candidates are related enough to the query to render.
 
-Fusion (``recall.fusion``) is rank-based, so its score says nothing about whether a
+Fusion (``recall.ranking.fusion``) is rank-based, so its score says nothing about whether a
 candidate is related at all: the twentieth of 160 candidates fills the twentieth slot
 whether it is a paraphrase of the question or a bedtime routine after the coffee ones.
 The floor therefore reads the channels' own signals, not the fused score. Absolute cosine
@@ -51,7 +51,7 @@ SIMILARITY_ARMS = ("semantic", "expansion")  # signal = cosine distance to the q
 EXACT_STRUCTURED_TIER = 0.0
 
 
-class _Signal:  # what the floor needs of a candidate (recall.arms.Candidate)
+class _Signal:  # what the floor needs of a candidate (recall.arms.permitted.Candidate)
     id: UUID
     signal: float
 

@@ -44,7 +44,7 @@ class Ranked:
     store_position: int
 
 
-class _HasPosition(Protocol):  # what fusion needs of a candidate (recall.arms.Candidate)
+class _HasPosition(Protocol):  # what fusion needs of a candidate (recall.arms.permitted.Candidate)
     @property
     def id(self) -> UUID: ...
 
