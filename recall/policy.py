@@ -2,33 +2,24 @@
 
 A recall's policy identity is the list of tags of the stages that ran, in pipeline order —
 ``recall@1`` always, then ``semantic@2``, ``expansion@2``, ``floor@1`` and
-``reconsolidation@3`` when they did — stored as ``RecallTrace.policy`` (``text[]``, never empty: recall migration
-0005). A list cannot overflow a column whatever stages a later version adds, and nothing
-is ever cut to fit. Each tag names one versioned behaviour; a change of behaviour is a
-new tag, registered here.
-
-Every tag is defined once, by the module that implements its stage: ``recall@1`` and
-``semantic@2`` here (the retriever re-exports them as ``POLICY`` / ``SEMANTIC_POLICY``),
-``expansion@2`` in ``recall.arms.expansion``, ``floor@1`` in ``recall.ranking.floor``; ``reconsolidation@3``
-here too, for the read-time view reconsolidation registers in ``recall.hooks`` (recall never
-imports reconsolidation). Neither stage module imports recall's retriever, traces or this
-registry, so there is no import circle.
+``reconsolidation@3`` when they did — stored as ``RecallTrace.policy`` (``text[]``, never
+empty). A list cannot overflow a column whatever stages a later version adds, and nothing
+is ever cut to fit. Each tag names one versioned behaviour; a change of behaviour is a new
+tag, registered here — every tag is defined here and nowhere else, including the one for
+the read-time view another app registers in ``recall.hooks``.
 
 ``tags`` is the only way a trace's policy is built: an unregistered, repeated or
 out-of-order tag is a programming error, raised before anything is written. This module
-never writes and never reads a row.
+never writes and never reads a row, and imports nothing of the project.
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from recall.arms import expansion
-from recall.ranking import floor
-
 RECALL = "recall@1"  # lexical coverage + structured tiers + RRF, whole-item budget
 SEMANTIC = "semantic@2"  # cosine rank of memory-text@1 vectors to a query-text@2 vector, rejoined
-EXPANSION = expansion.POLICY
-FLOOR = floor.POLICY  # the relevance floor withheld unrelated ranked originals from rendering
+EXPANSION = "expansion@2"  # specific same-subject / same-entity siblings of the fused top, by query cosine
+FLOOR = "floor@1"  # the relevance floor withheld unrelated ranked originals from rendering
 RECONSOLIDATION = "reconsolidation@3"  # the read-time view registered in recall.hooks offered the items
 
 # Pipeline order: a trace lists the stages that ran in this order.

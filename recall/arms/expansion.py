@@ -41,8 +41,6 @@ from django.db import connection
 from recall.arms.permitted import Candidate, Read, permitted
 from recall.arms.semantic import vector_literal
 
-POLICY = "expansion@2"  # specific same-subject / same-entity siblings of the fused top, by query cosine
-
 
 def expansion_arm(historical: bool) -> str:
     """Per seed, its nearest siblings by cosine to the query; rows (id, store_position,

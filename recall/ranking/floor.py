@@ -46,7 +46,6 @@ from uuid import UUID
 
 from django.conf import settings
 
-POLICY = "floor@1"
 SIMILARITY_ARMS = ("semantic", "expansion")  # signal = cosine distance to the query vector
 EXACT_STRUCTURED_TIER = 0.0
 
