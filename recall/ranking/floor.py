@@ -12,7 +12,7 @@ arm's list, a ranked original is above the floor when any of these holds:
 * **meaning**: its cosine similarity to the query vector (the better of the semantic and
   expansion arms') is at least s* − ``settings.RECALL_RELEVANCE_SIMILARITY_MARGIN``;
 * **words** (hybrid only): it covers at least the hybrid lexical vote floor of the query's
-  lexemes (``recall.retriever.lexical_floor``) — a lexical hit that votes in fusion is
+  lexemes (``recall.ranking.fusion.lexical_floor``) — a lexical hit that votes in fusion is
   never withheld, however far its vector is from the query's;
 * **identity** (hybrid only): the structured arm matched it exactly (tier 0: an entity ID
   of the request or a subject that is a whole phrase of the query) — broad type anchors

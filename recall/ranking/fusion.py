@@ -30,6 +30,7 @@ Pure: no database; settings are read only for the arguments left out.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Protocol, Sequence
 from uuid import UUID
@@ -109,3 +110,9 @@ def union_ids(lists: Iterable[Sequence[_HasPosition]]) -> list[UUID]:
         for candidate in candidates:
             seen.setdefault(candidate.id, None)
     return list(seen)
+
+
+def lexical_floor(lexemes: Sequence[str]) -> int:
+    """The least coverage with which a lexical candidate votes in hybrid fusion
+    (``min_signals["lexical"]``): RECALL_HYBRID_LEXICAL_MIN_COVERAGE of the query's lexemes."""
+    return max(1, math.ceil(settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE * len(lexemes)))
