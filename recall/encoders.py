@@ -47,6 +47,7 @@ from typing import Optional, Protocol, Sequence
 from django.conf import settings
 
 from recall.domain import EmbeddingTuple
+from recall.minilm import MiniLM  # imports torch only when a model is built
 
 DIMENSIONS = 384
 
@@ -176,8 +177,6 @@ class MiniLMEncoder:
             with tempfile.TemporaryDirectory(prefix="veetbot-minilm-") as private:
                 copy_verified(source, Path(private), MINILM_FILES)
                 import torch
-
-                from recall.minilm import MiniLM
 
                 if self._threads:
                     torch.set_num_threads(self._threads)
