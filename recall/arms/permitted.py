@@ -1,32 +1,22 @@
 """The permitted originals: the one relation every candidate arm and the rejoin select FROM.
 
-Everything that decides *whether* an original may be recalled lives in ``permitted`` below
-and nowhere else; every arm (lexical, structured, semantic, expansion, recent) and the final
-rejoin select FROM it, so no channel can widen the hard predicates, and every predicate is
-in SQL before each arm's ORDER BY ... LIMIT.
+Everything that decides *whether* an original may be recalled lives in ``permitted`` and
+nowhere else; every arm and the final rejoin select FROM it, so no channel can widen the
+hard predicates, and every predicate is in SQL before each arm's ORDER BY ... LIMIT.
 
 ``permitted`` yields one row per recallable original with its *effective content*: the
 current row for a current recall, or — for ``as_of`` — the content of the revision current
-at that instant (the latest ``memory_memoryrevision`` with ``recorded_at <= as_of``), chosen
-before any relevance is computed. The hard predicates are applied twice:
-
-* ``RESTRICTIONS`` on the current row, always: owner (RLS, and explicitly for the planner),
-  erasure, current lifecycle (retracted and deleted never appear; an expired belief may
-  appear for an instant at which it was valid), current sensitivity ≤ ceiling, current
-  scope/portability, explicit exclusions. "Current restrictions still apply to historical
-  content."
-* ``content_predicate`` on the effective content: status active, valid at the instant
-  (``valid_from <= at < expires_at``), sensitivity ≤ ceiling, scope/portability, and the
-  explicit type filter. For a current recall this is the current row again, so only its
-  tests that ``RESTRICTIONS`` does not already make (lifecycle, validity, type) are repeated.
+at that instant, chosen before any relevance is computed. Current restrictions still apply
+to historical content: they are tested on the current row (``RESTRICTIONS``) and again on
+the effective content (``content_predicate``), with validity at the instant and the type
+filter.
 
 Scope: a ``user``-scope recall sees ``user``-scope beliefs; a local recall (``project:X`` or
-``session:S``) sees its own scope plus ``user``-scope beliefs that are portable. Local scopes
-never cross.
+``session:S``) sees its own scope plus portable ``user``-scope beliefs. Local scopes never
+cross.
 
-This module must never format a caller's value into SQL text: every value is a named
-parameter. Parameters every statement takes are built by ``base_params``; what every
-statement of one recall shares is its ``Read``. Call the runners inside the owner's context.
+Every value is a named parameter, never formatted into SQL text (``base_params`` builds the
+ones every statement takes). Call the runners inside the owner's context.
 """
 from __future__ import annotations
 
@@ -44,6 +34,10 @@ DOCUMENT_TSVECTOR = "to_tsvector('english'::regconfig, {subject} || ' ' || {stat
 # space. The same normalisation is applied to the query and to subjects, in SQL.
 NORMALIZE = "btrim(regexp_replace(lower({value}), '[^[:alnum:]]+', ' ', 'g'))"
 
+# On the current row, always: owner (RLS, and explicitly for the planner), erasure, current
+# lifecycle (retracted and deleted never appear; an expired belief may appear for an instant
+# at which it was valid), current sensitivity ≤ ceiling, current scope/portability, explicit
+# exclusions.
 RESTRICTIONS = """
     m.tenant_id = %(tenant_id)s AND m.principal_id = %(principal_id)s
     AND m.erased_at IS NULL

@@ -1,40 +1,18 @@
-"""The relevance floor: which fused candidates are related enough to the query to render.
+"""The relevance floor: which ranked originals are related enough to the query to render.
 
-Fusion (``recall.ranking.fusion``) is rank-based, so its score says nothing about whether a
-candidate is related at all: the twentieth of 160 candidates fills the twentieth slot
-whether it is a paraphrase of the question or a bedtime routine after the coffee ones.
-The floor therefore reads the channels' own signals, not the fused score. Absolute cosine
-values do not carry from one query to the next (MiniLM puts a short question's nearest
-original at 0.45 and a long one's at 0.75), so the floor is relative to the query's own
-nearest original: with s* the best cosine similarity (1 − cosine distance) in the semantic
-arm's list, a ranked original is above the floor when any of these holds:
+Fusion is rank-based, so its score says nothing about whether a candidate is related at
+all: the twentieth of 160 candidates fills the twentieth slot whether it paraphrases the
+question or is a bedtime routine after the coffee ones. The floor therefore reads the
+channels' own signals, not the fused score, and — since absolute cosine values do not carry
+from one query to the next — measures similarity against the query's own nearest original.
 
-* **meaning**: its cosine similarity to the query vector (the better of the semantic and
-  expansion arms') is at least s* − ``settings.RECALL_RELEVANCE_SIMILARITY_MARGIN``;
-* **words** (hybrid only): it covers at least the hybrid lexical vote floor of the query's
-  lexemes (``recall.ranking.fusion.lexical_floor``) — a lexical hit that votes in fusion is
-  never withheld, however far its vector is from the query's;
-* **identity** (hybrid only): the structured arm matched it exactly (tier 0: an entity ID
-  of the request or a subject that is a whole phrase of the query) — broad type anchors
-  (tier 1) do not count: they say what kind of belief it is, not that it is the one asked
-  about — or the expansion arm returned it: a sibling (same subject or entity) of one of
-  the first fusion's top results, at most RECALL_EXPANSION_SEEDS × PER_SEED of them. The
-  second hop is related through its seed, not through the question's words or meaning
-  ("what does my mum's sister do" → her job), so its own cosine says nothing.
-
-A candidate outside the semantic and expansion lists has no similarity (it is below the
-arm's 160th nearest) and passes only by words or identity.
-
-The floor applies only where a similarity exists — hybrid and dense recall whose semantic
-arm returned something. Sparse recall (including every semantic fallback) and the legacy
-``recent`` selection keep their own ranking unfloored: without a vector there is no
-calibrated signal, and a lexical candidate there is the only evidence there is. A margin
-of 0 switches the floor off (it would otherwise render only ties of the nearest).
-
-It withholds candidates from rendering only: the ranked stage keeps the whole fused order,
-and the trace records this recall's similarity threshold (s* − margin) and how many ranked
-originals it withheld. Summaries offered by reconsolidation after the originals are not
-floored here (they are offered only in slots the floored originals leave).
+It applies only where a similarity exists: hybrid and dense recall whose semantic arm
+returned something. Sparse recall (every semantic fallback included) and the ``recent``
+selection stay unfloored: without a vector there is no calibrated signal. A margin of 0
+switches it off. It withholds from rendering only: the ranked stage keeps the whole fused
+order, and the trace records the threshold and how many ranked originals it withheld.
+Items a read-time view offers after the originals are not floored here (they only take
+slots the floored originals leave).
 
 Pure: no database; the setting is read only when ``margin`` is left out.
 """
@@ -75,7 +53,26 @@ def relevance_floor(
 ) -> Optional[Floor]:
     """The floor for one recall's arm lists, or None when it does not apply (the semantic
     arm found nothing, or the margin is 0). ``lexical_min``: the hybrid lexical vote floor
-    (None in dense, where the lexical and structured arms do not run)."""
+    (None in dense, where the lexical and structured arms do not run).
+
+    With s* the best cosine similarity (1 − cosine distance) in the semantic arm's list, a
+    ranked original is above the floor when any of these holds:
+
+    * **meaning**: its cosine similarity to the query vector (the better of the semantic and
+      expansion arms') is at least s* − ``margin`` (RECALL_RELEVANCE_SIMILARITY_MARGIN);
+    * **words** (hybrid only): it covers at least the hybrid lexical vote floor of the
+      query's lexemes (``recall.ranking.fusion.lexical_floor``) — a lexical hit that votes
+      in fusion is never withheld, however far its vector is from the query's;
+    * **identity** (hybrid only): the structured arm matched it exactly (tier 0: an entity
+      ID of the request or a subject that is a whole phrase of the query; broad type
+      anchors, tier 1, say what kind of belief it is, not that it is the one asked about),
+      or the expansion arm returned it: a sibling of one of the first fusion's top results
+      is related through its seed ("what does my mum's sister do" → her job), so its own
+      cosine says nothing.
+
+    A candidate outside the semantic and expansion lists has no similarity (it is below the
+    arm's last nearest) and passes only by words or identity.
+    """
     margin = configured() if margin is None else float(margin)
     nearest = max((1.0 - c.signal for c in lists.get("semantic", ())), default=None)
     if margin <= 0 or nearest is None:
