@@ -6,5 +6,6 @@ class RecallConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        # Vectors are invalidated inside the transaction of every content change.
+        # Vectors are invalidated inside the transaction of every content change. Imported
+        # here: importing registers the listener, and it imports models, which load only now.
         from recall import invalidation  # noqa: F401

@@ -2,31 +2,21 @@
 
 What is embedded: live originals (not erased) with status ``active`` or ``expired`` whose
 current content revision has no vector in the encoder's space. An expired original's
-current revision is the evidence a dated query inside its validity window selects (an
-original created already expired, e.g. an imported past version), and a vector counts
-only for the exact revision it was computed from, so it never stands in for other
-content. Retracted and deleted originals are never recalled and not embedded. A status
-change is a content change, so such an original becomes due again by itself.
-An encoder that is not local (``tuple.provider != "local"``) is given only originals at
-or below ``REMOTE_ENCODER_MAX_SENSITIVITY``: sensitive and restricted text stays local; and
-every text it is given passes ``recall.egress`` first (residency pin, secret, credential,
-injection and sensitive-category refusal; a spend reservation per request against the daily
-ceiling). A refused text is skipped and counted (``skipped_egress``); a refused reservation
-stops the run (``stopped``: the ceiling), to resume another day.
+current revision is the evidence a dated query inside its validity window selects, and a
+vector counts only for the exact revision it was computed from. Retracted and deleted
+originals are never recalled and not embedded; a status change is a content change, so such
+an original becomes due again by itself. A remote encoder is given only originals at or
+below ``REMOTE_ENCODER_MAX_SENSITIVITY``, and every text passes ``recall.egress`` first: a
+refused text is skipped and counted, a refused spend reservation stops the run.
 
-Order and fairness: oldest first, by (creation_sequence, id), from a cursor that only
-moves forward within a run, so new writes (which get higher sequences) never starve old
-records. The work list is the database state itself (originals lacking a current
-vector), so a run that stops (limit, crash, encoder failure) loses nothing: the next run
-finds the same oldest originals first. ``after`` lets a caller continue from a reported
-cursor instead of rescanning.
+Order and fairness: oldest first, by (creation_sequence, id), from a cursor that only moves
+forward within a run, so new writes never starve old records. The work list is the
+database state itself, so a run that stops (limit, crash, encoder failure) loses nothing.
 
-Each batch: read (inside ``owner_context``), encode OUTSIDE any transaction (the encoder
-may take seconds or call a provider; no row lock or snapshot is held meanwhile), write
-with the compare-and-swap of ``recall.vectors.write_vectors``. A change between the read
-and the write makes that row stale: nothing is written for it and the next run embeds
-the new revision. Usage-only changes keep the revision, so the vector still matches and
-nothing is re-embedded.
+Each batch is read inside ``owner_context``, encoded OUTSIDE any transaction (the encoder
+may take seconds or call a provider), and written with the compare-and-swap of
+``recall.vectors.write_vectors``: a row changed in between is stale, nothing is written for
+it, and the next run embeds the new revision.
 """
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ Surface = Literal["api", "cli", "eval", "context", "dashboard"]  # who asked; re
 FallbackReason = Literal["", "semantic_disabled", "encoder_unavailable", "recent_selection", "egress_refused"]
 # How the semantic arm searched ("" when it did not run): exact; hnsw; hnsw_short_exact —
 # HNSW came back with fewer than the arm limit and the arm searched again exactly
-# (``recall.arms.semantic_search``: another owner's vectors can never starve it).
+# (``recall.arms.semantic.semantic_search``: another owner's vectors can never starve it).
 SemanticSearch = Literal["", "exact", "hnsw", "hnsw_short_exact"]
 TEXT_VERSION = "memory-text@1"  # subject + statement, no inferred labels
 QUERY_MAX_CHARS = 2000
@@ -133,7 +133,7 @@ class RecallStages(Value):
     dense_ids: tuple[UUID, ...] = ()
     ranked_ids: tuple[UUID, ...] = ()
     rendered_ids: tuple[UUID, ...] = ()
-    # Ranked originals the relevance floor (recall.floor) withheld from rendering, in rank order.
+    # Ranked originals the relevance floor (recall.ranking.floor) withheld from rendering, in rank order.
     below_floor_ids: tuple[UUID, ...] = ()
     lexical_ids: tuple[UUID, ...] = ()
     structured_ids: tuple[UUID, ...] = ()

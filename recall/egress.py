@@ -7,7 +7,7 @@ reserves its price against a daily ceiling first.
   0 for a free local server). Any other endpoint's host must be pinned exactly in
   ``RECALL_ENCODER_RESIDENCY_PIN``; otherwise no text is sent.
 * **Content.** Text carrying a secret, a credential, an instruction aimed at a model or a
-  sensitive category (``reconsolidation.providers.egress.pattern_reason``) is not sent; a
+  sensitive category (``memory.egress.pattern_reason``) is not sent; a
   backfill also keeps memories above ``internal`` local (``recall.backfill``).
 * **Spend.** Before a request, its estimated price (``ceil(UTF-8 bytes / 4)`` tokens per
   text at ``RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS``) is reserved in the owner's
@@ -32,11 +32,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
+from memory.egress import pattern_reason, residency_allowed
 from memory.services.owner_state import lock_owner
 from recall.encoders import EncoderUnavailable
 from recall.models import EncoderSpendDay
-from reconsolidation.providers.contract import residency_allowed
-from reconsolidation.providers.egress import pattern_reason
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

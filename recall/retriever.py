@@ -1,54 +1,45 @@
 """The one retriever: every caller (API, CLI, context assembly, evaluations) recalls here.
 
-``recall(principal=..., request=..., surface=...)`` runs, in one owner context:
+``recall`` resolves the channel and the query vector first — outside any transaction, so no
+provider call happens inside one — then runs these stages in one owner context:
 
-1. candidate arms (``recall.arms`` over ``recall.sql``), each bounded to
-   max(max_items × 8, 64) and ranked in SQL after every hard predicate —
-   lexical + structured for the sparse channel, semantic for dense, all three for hybrid;
-   or the legacy newest-first arm for ``selection_mode="recent"``;
-2. reciprocal-rank fusion (``recall.fusion``); in hybrid, lexical candidates covering less
-   than RECALL_HYBRID_LEXICAL_MIN_COVERAGE of the query's lexemes get no vote, and the
-   expansion arm (``recall.expansion``: same-subject/entity siblings of the fused top,
-   nearest the query) is fused in as a fourth list — a second hop;
-3. the rejoin: only originals still permitted in this statement's snapshot are ranked;
-   in hybrid and dense the relevance floor (``recall.floor``,
-   RECALL_RELEVANCE_SIMILARITY_MARGIN) then withholds from rendering the ranked originals
-   that no channel relates to the query (trace: its threshold and how many it withheld);
-   with reconsolidation on, ``reconsolidation.read_paths`` then renders one member per
-   active merge set and offers valid summaries after every original;
-4. the whole-item context budget and rendering (``recall.render``);
-5. a content-free trace row (``recall.traces``).
+1. ``_candidates``: the arms (``recall.arms``), each ranked and bounded in SQL after every
+   hard predicate — lexical + structured (sparse), semantic (dense), all three (hybrid), or
+   the newest-first arm alone for ``selection_mode="recent"``;
+2. ``_fuse``: reciprocal-rank fusion (``recall.ranking.fusion``); in hybrid, the expansion
+   arm's second hop is fused in as a fourth list;
+3. ``_rank``: the rejoin (only originals still permitted in this snapshot are ranked), then
+   the relevance floor (``recall.ranking.floor``);
+4. the read-time view registered in ``recall.hooks`` (reconsolidation's), if any;
+5. ``_render``: the whole-item context budget (``recall.render``) and the kept items' sources;
+6. ``_trace``: one content-free trace row (``recall.traces``).
 
-Channels. The requested channel is ``request.channel`` or the profile default, hybrid.
-Semantic retrieval needs AGENT_MEMORY_SEMANTIC_ENABLED and a working encoder; without
-either the recall runs sparse and records ``fallback_reason`` (semantic_disabled |
-encoder_unavailable). Dense omits the sparse arms and their signals entirely. The query
-vector is prepared *before* the owner transaction opens, so no provider call happens
-inside a repository transaction.
-
-This module never writes originals, never widens a predicate after SQL, and never puts
-query or memory text in a trace.
+A semantic request without AGENT_MEMORY_SEMANTIC_ENABLED or a usable encoder runs sparse and
+says why (``fallback_reason``). This module never writes originals, never widens a predicate
+after SQL, and never puts query or memory text in a trace.
 """
 from __future__ import annotations
 
 import hashlib
 import math
 import time
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Optional, Sequence, get_args
+from uuid import UUID
 
 from django.conf import settings
 
 from memory import vocabulary
 from memory.domain import SourceRef
-from recall import arms, egress, encoders, expansion, policy, query_cache, sql
-from recall.floor import relevance_floor
+from recall import egress, encoders, hooks, policy, query_cache
+from recall.arms import expansion, permitted, recent, semantic, sparse, structured
 from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, SemanticList, Surface
-from recall.fusion import reciprocal_rank_fusion, union_ids
 from recall.models import EMBEDDING_DIMENSIONS
-from recall.render import render
+from recall.ranking.floor import Floor, relevance_floor
+from recall.ranking.fusion import Ranked, lexical_floor, reciprocal_rank_fusion, union_ids
+from recall.render import Rendered, render
 from recall.traces import TraceFacts, trace_write
-from reconsolidation import read_paths
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -75,35 +66,45 @@ def _usable(vector: Sequence[float], encoder) -> bool:
     )
 
 
-def _semantic(request: RecallRequest, requested: Channel, encoder, principal: Principal
-              ) -> tuple[Channel, str, Any, Optional[list[float]]]:
-    """(effective channel, fallback reason, encoder, query vector) for this request."""
+@dataclass(frozen=True)
+class _Route:
+    """The channel this recall runs and, for a semantic one, the vector its arms search with."""
+
+    requested: Channel
+    channel: Channel
+    fallback: str = ""  # why a semantic request runs sparse (recall.domain.FallbackReason)
+    encoder: Any = None
+    query_vector: Optional[list[float]] = None
+
+    @property
+    def space(self) -> str:
+        return self.encoder.tuple.space if self.query_vector is not None else ""
+
+
+def _route(request: RecallRequest, encoder, principal: Principal) -> _Route:
+    """The effective channel, fallback reason, encoder and query vector for this request."""
+    requested: Channel = request.channel or DEFAULT_CHANNEL
     if request.selection_mode == "recent":
-        return "sparse", ("" if requested == "sparse" else "recent_selection"), None, None
+        return _Route(requested, "sparse", "" if requested == "sparse" else "recent_selection")
     if requested == "sparse":
-        return "sparse", "", None, None
+        return _Route(requested, "sparse")
     if not settings.AGENT_MEMORY_SEMANTIC_ENABLED:
-        return "sparse", "semantic_disabled", None, None
+        return _Route(requested, "sparse", "semantic_disabled")
     try:
         if encoder is DEFAULT_ENCODER:
             encoder = encoders.get_encoder()
         if encoder is None:
-            return "sparse", "encoder_unavailable", None, None
+            return _Route(requested, "sparse", "encoder_unavailable")
         # Through the bounded query-vector cache; a miss encodes (outside any transaction),
         # a remote encoder only past the egress policy and a spend reservation.
         vector = list(query_cache.query_vector(egress.guarded(encoder, principal), request.query, SEMANTIC_POLICY))
     except egress.EgressRefused:
-        return "sparse", "egress_refused", None, None
+        return _Route(requested, "sparse", "egress_refused")
     except encoders.EncoderUnavailable:
-        return "sparse", "encoder_unavailable", None, None
+        return _Route(requested, "sparse", "encoder_unavailable")
     if not _usable(vector, encoder):
-        return "sparse", "encoder_unavailable", None, None
-    return requested, "", encoder, vector
-
-
-def lexical_floor(lexemes: Sequence[str]) -> int:
-    """The least coverage with which a lexical candidate votes in hybrid fusion."""
-    return max(1, math.ceil(settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE * len(lexemes)))
+        return _Route(requested, "sparse", "encoder_unavailable")
+    return _Route(requested, requested, encoder=encoder, query_vector=vector)
 
 
 def _allowed_sensitivities(ceiling: str) -> list[str]:
@@ -145,109 +146,166 @@ def recall(
         raise ValueError(f"surface must be one of {', '.join(SURFACES)}")
     started = time.perf_counter()
     now = require_aware(now) if now is not None else utcnow()
-    requested: Channel = request.channel or DEFAULT_CHANNEL
-    channel, fallback, encoder, query_vector = _semantic(request, requested, encoder, principal)
-    space = encoder.tuple.space if query_vector is not None else ""
+    route = _route(request, encoder, principal)  # before the owner transaction: no provider call inside it
 
     with owner_context(principal):
-        read = arms.Read(
-            params=sql.base_params(
-                tenant_id=principal.tenant_id, principal_id=principal.principal_id,
-                at=request.as_of or now, as_of=request.as_of,
-                sensitivities=_allowed_sensitivities(request.ceiling), scope=request.scope,
-                exclude_ids=list(request.exclude_ids), belief_types=list(request.belief_types),
-            ),
-            historical=request.as_of is not None,
-            limit=arms.arm_limit(request.max_items),
+        read = _read(principal, request, now)
+        found = _candidates(read, route, principal, request, now, semantic_from)
+        fused = _fuse(read, route, found)
+        ranking = _rank(read, found, fused)
+        offer = hooks.offer(
+            request=request, params=read.params, ranked=ranking.eligible, rows=ranking.rows,
+            rejoin=lambda ids: permitted.rejoin(read, ids), build=_item,
         )
-        lists: dict[str, list[arms.Candidate]] = {}
-        floors: dict[str, float] = {}
-        semantic_search = ""
-        semantic_list: Optional[SemanticList] = None
-        if request.selection_mode == "recent":
-            lists["recent"] = arms.recent(read)
-        else:
-            if channel in ("hybrid", "sparse"):
-                prepared = arms.prepare_query(request.query)
-                lists["lexical"], lists["structured"] = arms.sparse(
-                    read, prepared, entity_ids=request.entity_ids,
-                    anchors=arms.anchor_types(request.query, request.belief_types),
-                )
-                if channel == "hybrid":
-                    floors["lexical"] = lexical_floor(prepared.lexemes)
-            if channel in ("hybrid", "dense"):
-                exact = arms.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
-                key = semantic_key(principal, request, now, space)
-                if semantic_from is not None and semantic_from.key == key:
-                    lists["semantic"] = [arms.Candidate(id=i, store_position=p, signal=d)
-                                         for i, p, d in semantic_from.candidates]
-                    semantic_search = semantic_from.search
-                else:
-                    lists["semantic"], semantic_search = arms.semantic_search(read, query_vector, space, exact=exact)
-                semantic_list = SemanticList(key=key, search=semantic_search, candidates=tuple(
-                    (c.id, c.store_position, c.signal) for c in lists["semantic"]))
-        fused = reciprocal_rank_fusion(lists, min_signals=floors)
-        if channel == "hybrid" and "semantic" in lists and expansion.enabled():
-            # The second hop: siblings of the first pass's top, then one fusion of all four.
-            lists["expansion"] = expansion.expand(read, [r.id for r in fused], query_vector, space)
-            fused = reciprocal_rank_fusion(lists, min_signals=floors)
-        rows = arms.rejoin(read, [r.id for r in fused])
-        ranked = [r for r in fused if r.id in rows]
-        # The relevance floor (recall.floor): ranked originals no channel relates to the
-        # query are not rendered, so unrelated ones stop filling the item allowance.
-        floor = relevance_floor(lists, lexical_min=floors.get("lexical"))
-        withheld = floor.split([r.id for r in ranked])[1] if floor is not None else []
-        eligible = ranked if floor is None else [r for r in ranked if r.id in floor.above]
-        # With reconsolidation on: one rendering per active merge set, then summaries in the
-        # remaining slots (reconsolidation.read_paths); None means plain atomic recall.
-        offer = read_paths.reconsolidate(
-            request=request, params=read.params, ranked=eligible, rows=rows,
-            rejoin=lambda ids: arms.rejoin(read, ids), build=_item,
-        )
-        # Items are built lazily: the budget usually stops long before the ranked list ends.
-        rendered = render(
-            (_item(rows[r.id], r.score) for r in eligible) if offer is None else offer.items,
-            max_items=request.max_items, max_tokens=request.max_tokens,
-            admit=None if offer is None else offer.admit,
-        )
-        sources = arms.sources(read, [item.id for item in rendered.items])
-        kept = tuple(
-            item.model_copy(update={"sources": tuple(SourceRef(event=e, part=p) for e, p in sources.get(item.id, ()))})
-            for item in rendered.items
-        )
-
-        stages = RecallStages(
-            candidate_ids=tuple(union_ids(lists.values())),
-            dense_ids=tuple(c.id for c in lists.get("semantic", ())),
-            ranked_ids=tuple(r.id for r in ranked),
-            rendered_ids=tuple(item.id for item in rendered.items),
-            below_floor_ids=tuple(withheld),
-            lexical_ids=tuple(c.id for c in lists.get("lexical", ())),
-            structured_ids=tuple(c.id for c in lists.get("structured", ())),
-            suppressed_ids=tuple(offer.suppressed_ids) if offer is not None else (),
-            summary_ids=tuple(offer.summary_ids) if offer is not None else (),
-            semantic_search=semantic_search,
-            expanded="expansion" in lists,
-        )
-        trace_id = trace_write(principal=principal, now=now, facts=TraceFacts(
-            surface=surface, policy=policy.tags(
-                policy.RECALL, policy.SEMANTIC if "semantic" in lists else None,
-                policy.EXPANSION if "expansion" in lists else None,
-                policy.FLOOR if floor is not None else None,
-                policy.RECONSOLIDATION if offer is not None else None,
-            ),
-            selection_mode=request.selection_mode, channel=channel, requested_channel=requested,
-            fallback_reason=fallback, space=space if "semantic" in lists else "", ceiling=request.ceiling,
-            max_items=request.max_items, max_tokens=request.max_tokens, as_of=request.as_of,
-            candidate_ids=stages.candidate_ids, dense_ids=stages.dense_ids, ranked_ids=stages.ranked_ids,
-            rendered_ids=stages.rendered_ids, rendered=rendered.text, rendered_tokens=rendered.tokens,
-            elapsed_ms=(time.perf_counter() - started) * 1000.0, semantic_search=semantic_search,
-            floor_min_similarity=floor.min_similarity if floor is not None else None,
-            floor_withheld=len(withheld),
-        ))
+        rendered, items = _render(read, request, ranking, offer)
+        stages = _stages(found, ranking, rendered, offer)
+        trace_id = _trace(principal, now, surface, request, route, found, ranking, rendered, offer, stages, started)
 
     return RecallResult(
-        query=request.query, channel=channel, requested_channel=requested, fallback_reason=fallback,
-        selection_mode=request.selection_mode, items=kept, rendered=rendered.text,
-        rendered_tokens=rendered.tokens, trace_id=trace_id, stages=stages, semantic_list=semantic_list,
+        query=request.query, channel=route.channel, requested_channel=route.requested,
+        fallback_reason=route.fallback, selection_mode=request.selection_mode, items=items,
+        rendered=rendered.text, rendered_tokens=rendered.tokens, trace_id=trace_id, stages=stages,
+        semantic_list=found.semantic_list,
     )
+
+
+def _read(principal: Principal, request: RecallRequest, now: datetime) -> permitted.Read:
+    return permitted.Read(
+        params=permitted.base_params(
+            tenant_id=principal.tenant_id, principal_id=principal.principal_id,
+            at=request.as_of or now, as_of=request.as_of,
+            sensitivities=_allowed_sensitivities(request.ceiling), scope=request.scope,
+            exclude_ids=list(request.exclude_ids), belief_types=list(request.belief_types),
+        ),
+        historical=request.as_of is not None,
+        limit=permitted.arm_limit(request.max_items),
+    )
+
+
+@dataclass
+class _Candidates:
+    lists: dict[str, list[permitted.Candidate]]  # arm -> its ranked, bounded list
+    floors: dict[str, float] = field(default_factory=dict)  # arm -> least signal that votes in fusion
+    semantic_search: str = ""  # recall.domain.SemanticSearch
+    semantic_list: Optional[SemanticList] = None
+
+
+def _candidates(read: permitted.Read, route: _Route, principal: Principal, request: RecallRequest,
+                now: datetime, semantic_from: Optional[SemanticList]) -> _Candidates:
+    """Stage 1: each arm's list — recent alone, or lexical + structured for the sparse
+    channel, semantic for dense, all three for hybrid."""
+    if request.selection_mode == "recent":
+        return _Candidates(lists={"recent": recent.recent(read)})
+    found = _Candidates(lists={})
+    lists = found.lists
+    if route.channel in ("hybrid", "sparse"):
+        prepared = sparse.prepare_query(request.query)
+        lists["lexical"], lists["structured"] = sparse.sparse(
+            read, prepared, entity_ids=request.entity_ids,
+            anchors=structured.anchor_types(request.query, request.belief_types),
+        )
+        if route.channel == "hybrid":
+            found.floors["lexical"] = lexical_floor(prepared.lexemes)
+    if route.channel in ("hybrid", "dense"):
+        space = route.space
+        exact = semantic.use_exact_search(space, owner=(principal.tenant_id, principal.principal_id))
+        key = semantic_key(principal, request, now, space)
+        if semantic_from is not None and semantic_from.key == key:
+            lists["semantic"] = [permitted.Candidate(id=i, store_position=p, signal=d)
+                                 for i, p, d in semantic_from.candidates]
+            found.semantic_search = semantic_from.search
+        else:
+            lists["semantic"], found.semantic_search = semantic.semantic_search(
+                read, route.query_vector, space, exact=exact)
+        found.semantic_list = SemanticList(key=key, search=found.semantic_search, candidates=tuple(
+            (c.id, c.store_position, c.signal) for c in lists["semantic"]))
+    return found
+
+
+def _fuse(read: permitted.Read, route: _Route, found: _Candidates) -> list[Ranked]:
+    """Stage 2: reciprocal-rank fusion; in hybrid, the second hop — siblings of the first
+    fusion's top (the expansion arm joins ``found.lists``) — then one fusion of all four."""
+    fused = reciprocal_rank_fusion(found.lists, min_signals=found.floors)
+    if route.channel == "hybrid" and "semantic" in found.lists and expansion.enabled():
+        found.lists["expansion"] = expansion.expand(read, [r.id for r in fused], route.query_vector, route.space)
+        fused = reciprocal_rank_fusion(found.lists, min_signals=found.floors)
+    return fused
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    rows: dict[UUID, tuple]  # the rejoin: permitted originals with their effective content
+    ranked: list[Ranked]  # the fused order of those
+    floor: Optional[Floor]
+    withheld: list[UUID]  # ranked originals below the floor, in rank order
+    eligible: list[Ranked]  # ranked originals above it: what may be rendered
+
+
+def _rank(read: permitted.Read, found: _Candidates, fused: list[Ranked]) -> _Ranking:
+    """Stage 3: only originals still permitted in this statement's snapshot are ranked; the
+    relevance floor then withholds from rendering those no channel relates to the query,
+    so unrelated ones stop filling the item allowance."""
+    rows = permitted.rejoin(read, [r.id for r in fused])
+    ranked = [r for r in fused if r.id in rows]
+    floor = relevance_floor(found.lists, lexical_min=found.floors.get("lexical"))
+    withheld = floor.split([r.id for r in ranked])[1] if floor is not None else []
+    eligible = ranked if floor is None else [r for r in ranked if r.id in floor.above]
+    return _Ranking(rows=rows, ranked=ranked, floor=floor, withheld=withheld, eligible=eligible)
+
+
+def _render(read: permitted.Read, request: RecallRequest, ranking: _Ranking, offer: Optional[hooks.Offer]
+            ) -> tuple[Rendered, tuple[RecallItem, ...]]:
+    """Stage 5: the whole-item budget over what the read-time view offers (the eligible
+    ranked originals when none), then the sources of the items it kept."""
+    # Items are built lazily: the budget usually stops long before the ranked list ends.
+    rendered = render(
+        (_item(ranking.rows[r.id], r.score) for r in ranking.eligible) if offer is None else offer.items,
+        max_items=request.max_items, max_tokens=request.max_tokens,
+        admit=None if offer is None else offer.admit,
+    )
+    sources = permitted.sources(read, [item.id for item in rendered.items])
+    items = tuple(
+        item.model_copy(update={"sources": tuple(SourceRef(event=e, part=p) for e, p in sources.get(item.id, ()))})
+        for item in rendered.items
+    )
+    return rendered, items
+
+
+def _stages(found: _Candidates, ranking: _Ranking, rendered: Rendered, offer: Optional[hooks.Offer]) -> RecallStages:
+    lists = found.lists
+    return RecallStages(
+        candidate_ids=tuple(union_ids(lists.values())),
+        dense_ids=tuple(c.id for c in lists.get("semantic", ())),
+        ranked_ids=tuple(r.id for r in ranking.ranked),
+        rendered_ids=tuple(item.id for item in rendered.items),
+        below_floor_ids=tuple(ranking.withheld),
+        lexical_ids=tuple(c.id for c in lists.get("lexical", ())),
+        structured_ids=tuple(c.id for c in lists.get("structured", ())),
+        suppressed_ids=tuple(offer.suppressed_ids) if offer is not None else (),
+        summary_ids=tuple(offer.summary_ids) if offer is not None else (),
+        semantic_search=found.semantic_search,
+        expanded="expansion" in lists,
+    )
+
+
+def _trace(principal: Principal, now: datetime, surface: str, request: RecallRequest, route: _Route,
+           found: _Candidates, ranking: _Ranking, rendered: Rendered, offer: Optional[hooks.Offer],
+           stages: RecallStages, started: float) -> UUID:
+    """Stage 6: the content-free trace row, tagged with the stages that ran."""
+    lists, floor = found.lists, ranking.floor
+    return trace_write(principal=principal, now=now, facts=TraceFacts(
+        surface=surface, policy=policy.tags(
+            policy.RECALL, policy.SEMANTIC if "semantic" in lists else None,
+            policy.EXPANSION if "expansion" in lists else None,
+            policy.FLOOR if floor is not None else None,
+            policy.RECONSOLIDATION if offer is not None else None,
+        ),
+        selection_mode=request.selection_mode, channel=route.channel, requested_channel=route.requested,
+        fallback_reason=route.fallback, space=route.space if "semantic" in lists else "", ceiling=request.ceiling,
+        max_items=request.max_items, max_tokens=request.max_tokens, as_of=request.as_of,
+        candidate_ids=stages.candidate_ids, dense_ids=stages.dense_ids, ranked_ids=stages.ranked_ids,
+        rendered_ids=stages.rendered_ids, rendered=rendered.text, rendered_tokens=rendered.tokens,
+        elapsed_ms=(time.perf_counter() - started) * 1000.0, semantic_search=found.semantic_search,
+        floor_min_similarity=floor.min_similarity if floor is not None else None,
+        floor_withheld=len(ranking.withheld),
+    ))

@@ -20,8 +20,8 @@ from uuid import UUID
 from django.db import connection
 
 from recall import policy
+from recall.arms.permitted import uuid_array
 from recall.models import RecallTrace
-from recall.sql import uuid_array
 from veetbot.identity import Principal
 
 
@@ -46,7 +46,7 @@ class TraceFacts:
     rendered_tokens: int
     elapsed_ms: float
     semantic_search: str = ""
-    floor_min_similarity: Optional[float] = None  # recall.floor in force (None: no floor applied)
+    floor_min_similarity: Optional[float] = None  # recall.ranking.floor in force (None: no floor applied)
     floor_withheld: int = 0  # ranked originals the floor withheld from rendering
 
 

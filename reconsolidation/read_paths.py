@@ -87,7 +87,6 @@ POLICY = "retrieval-reconsolidation@3"  # @3: historical group state; filters ho
 # past it can never render beside its set's representative.
 RECON_RECALL_MAX_CANDIDATE_IDS: int = getattr(settings, "RECON_RECALL_MAX_CANDIDATE_IDS", 1000)
 RECON_RECALL_MAX_SUMMARIES: int = getattr(settings, "RECON_RECALL_MAX_SUMMARIES", 1000)
-TRACE_TAG = "+reconsolidation@3"  # appended to the trace policy when this read path ran
 
 _SPACE = re.compile(r"\s+")
 
@@ -369,7 +368,7 @@ def reconsolidate(
     """The reconsolidated offer for one recall, or None when plain atomic recall applies.
 
     ``ranked``: the fused candidates (``id``, ``score``) permitted by ``rows`` (the
-    retriever's rejoin), best first; ``params``: the recall's ``sql.base_params``;
+    retriever's rejoin), best first; ``params``: the recall's ``base_params``;
     ``rejoin(ids)``: the same permitted relation for more IDs; ``build(row, score)``:
     the retriever's item builder. Call inside the recall's owner context.
     """

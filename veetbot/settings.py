@@ -136,20 +136,20 @@ RECALL_ARM_MIN_CANDIDATES = 64  # each arm keeps max(max_items * 8, this)
 RECALL_ARM_ITEMS_FACTOR = 8
 RECALL_RRF_K = int(os.environ.get("RECALL_RRF_K", 60))
 # Per-arm weights of reciprocal-rank fusion (an arm not named weighs 1; all 1 = plain RRF)
-# and the arms whose equal signals share one rank (recall.fusion). Tuned on the diagnostic's
+# and the arms whose equal signals share one rank (recall.ranking.fusion). Tuned on the diagnostic's
 # development split and LoCoMo conversations 0-4 (evals/recall/README.md).
 RECALL_RRF_WEIGHTS = {"lexical": 1.0, "structured": 1.0, "semantic": 2.0, "expansion": 2.0}
 RECALL_RRF_SHARED_TIE_ARMS = ("lexical", "structured")
 # Hybrid only: a lexical candidate votes in fusion when it covers at least this fraction of
 # the query's distinct lexemes (and at least one); sparse recall keeps every lexical vote.
 RECALL_HYBRID_LEXICAL_MIN_COVERAGE = 0.5
-# Hybrid and dense (recall.floor): a ranked original is rendered only when its cosine
+# Hybrid and dense (recall.ranking.floor): a ranked original is rendered only when its cosine
 # similarity to the query is at least (the query's nearest original's similarity − this),
 # or (hybrid) it has a lexical vote, an exact structured match or came from the expansion
 # arm; 0 switches the floor off. Calibrated on the diagnostic's development split and LoCoMo
 # conversations 0-4 (evals/reports/recall-floor-calibration.json).
 RECALL_RELEVANCE_SIMILARITY_MARGIN = float(os.environ.get("RECALL_RELEVANCE_SIMILARITY_MARGIN", 0.25))
-# Hybrid only (recall.expansion): siblings (same subject or entity) of this many top fused
+# Hybrid only (recall.arms.expansion): siblings (same subject or entity) of this many top fused
 # candidates, this many per seed, nearest the query first. Either at 0 switches the arm off
 # (indexed lookups of the seeds' keys, one probe per sibling).
 RECALL_EXPANSION_SEEDS = 5

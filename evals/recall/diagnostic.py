@@ -144,7 +144,8 @@ def run(args: argparse.Namespace) -> dict:
 
     from memory.bank import memory_bank_import
     from memory.services import owner_create, principal_erase
-    from recall import arms, encoders, expansion, retriever
+    from recall import encoders, policy, retriever
+    from recall.arms import permitted
     from recall.backfill import backfill_vectors
     from recall.context import planner
     from recall.context.former import ContextNeed
@@ -315,10 +316,10 @@ def run(args: argparse.Namespace) -> dict:
             "scope": "user",
             "selection_mode": "relevance",
             **rpt.fusion_configuration(),
-            "arm_limit": arms.arm_limit(args.max_items),
+            "arm_limit": permitted.arm_limit(args.max_items),
             "policy": retriever.POLICY,
             "semantic_policy": retriever.SEMANTIC_POLICY if semantic else None,
-            "expansion_policy": expansion.POLICY if "hybrid" in args.channels else None,
+            "expansion_policy": policy.EXPANSION if "hybrid" in args.channels else None,
             "context": {"max_searches": settings.RECALL_CONTEXT_MAX_SEARCHES,
                         "max_rounds": settings.RECALL_CONTEXT_MAX_ROUNDS,
                         "deadline_seconds": settings.RECALL_CONTEXT_DEADLINE_SECONDS,

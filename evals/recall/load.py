@@ -167,7 +167,7 @@ DIRECT_TOP_K = """
         LIMIT %(k)s
     )
     SELECT memory_id, distance FROM nearest ORDER BY distance + 0, memory_id
-"""  # "+ 0": an iterative (relaxed-order) HNSW scan's rows must really be re-sorted (recall.sql)
+"""  # "+ 0": an iterative (relaxed-order) HNSW scan's rows must really be re-sorted (recall.arms.semantic)
 TIE_EPSILON = 1e-6  # cosine distance: HNSW results this close to the exact 20th count as ties
 HNSW_INDEX = "memoryvector_embedding_hnsw"
 
@@ -277,7 +277,7 @@ def run(args: argparse.Namespace) -> dict:
     from recall import encoders, query_cache, query_text, retriever
     from recall.context import planner
     from recall.context.former import ContextNeed
-    from recall.arms import arm_limit
+    from recall.arms.permitted import arm_limit
     from recall.backfill import backfill_vectors
     from recall.domain import RecallRequest
     from veetbot import statistics

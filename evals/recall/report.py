@@ -33,7 +33,7 @@ def setup_django() -> None:
 
 
 def fusion_configuration() -> dict:
-    """The fusion settings in force (recall.fusion), recorded in every report."""
+    """The fusion settings in force (recall.ranking.fusion), recorded in every report."""
     from django.conf import settings
 
     from recall.query_text import QUERY_TEXT_VERSION

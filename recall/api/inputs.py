@@ -6,7 +6,7 @@ They are also the OpenAPI documentation of those bodies (``memory.api.schema
 ``RecallFilters`` are the hard predicates a caller may add to the ones the owner, the
 ceiling and the lifecycle already impose — scope, belief types, explicit exclusions — and
 the selection mode. Every channel and the expansion arm apply them in SQL before any
-candidate limit (``recall.sql.permitted``); they can only narrow what a recall may see.
+candidate limit (``recall.arms.permitted``); they can only narrow what a recall may see.
 """
 from __future__ import annotations
 

@@ -1,35 +1,16 @@
-"""The task-context query former (ADR-0193): queries from the current message and the
-turn's working state, deterministic and model-free.
+"""The task-context query former: queries from the current message and the turn's working
+state, deterministic and model-free.
 
-Round one: the baseline, the current message alone — or, with ``RECALL_CONTEXT_TASK_QUERY``
-on (ADR-0193's default-off ablation), the message plus whole working-state fragments — the
-task, open questions, unresolved references, then the working-state fragments not marked
-completed — each kept only if the query stays within ``RECALL_CONTEXT_QUERY_MAX_BYTES``
-UTF-8 bytes (a fragment is never cut; one that does not fit is left out and the next is
-tried). A current message already over the bound keeps the baseline. Active entities go to
-the structured arm as entity IDs, not into the text.
+Round one (``first_query``): the current message alone — or, with
+``RECALL_CONTEXT_TASK_QUERY`` on (off by default), the message plus whole working-state
+fragments (task, open questions, unresolved references, working state not marked completed),
+each kept only if the query stays within ``RECALL_CONTEXT_QUERY_MAX_BYTES`` UTF-8 bytes; a
+fragment is never cut, and a message already over the bound keeps the baseline. Active
+entities go to the structured arm as entity IDs, not into the text.
 
-Round two targets what round one did not find, in this order (each search adds its best
-new finds in place of round one's lowest-ranked items: ``planner``):
-
-1. the turn's unresolved references, each searched on its own: the caller's first, then
-   those the current message makes (``references.message_references``) — a possessive
-   phrase ("my male sibling", "my dad's sister") or a description by relative clause ("the
-   person who does my bookkeeping"). A question about someone named by role asks two things
-   at once: who that is, and a fact about them; the whole question's vector leans on the
-   fact asked ("do for a living" draws every job), the reference's on who is meant, and
-   that search's expansion arm brings the referent's other facts. A reference that is the
-   whole of what the message asks about ("What's my job now?") is not searched again;
-2. the entities of round one's top results: round one's query again, its structured arm
-   now also matching those entity IDs (the people and things the best evidence is about,
-   whose other facts the words of the query may not reach);
-3. only when round one ran without the expansion arm (keyword-only recall, or dense): the
-   subjects of round one's top results, whose siblings share a subject. In hybrid recall
-   the expansion arm already brings those siblings inside every search. Measured on the
-   diagnostic's development split: in hybrid, subject searches found no required evidence
-   the expansion had not and cost 2.7 points when their finds took round one's places (0
-   points, but 27 % more unrelated items, when they only filled room the relevance floor
-   had left); keyword-only, they add 1.2 points (41.7 → 42.9) for 7 % more unrelated items.
+Round two (``second_round``) targets what round one did not find: the turn's unresolved
+references, the entities of round one's top results, and — only when round one ran without
+the expansion arm — the subjects of its top results.
 
 Every query and entity ID is something the caller, the message or the owner's own memories
 supplied; none is invented, and no search repeats an earlier one.
@@ -123,9 +104,25 @@ def entity_feedback(need: ContextNeed, top: Sequence[RecallItem], *, query: str)
 def second_round(need: ContextNeed, top: Sequence[RecallItem], *, query: str, room: int,
                  subjects: bool) -> list[Search]:
     """At most ``room`` searches aimed at what round one (``query``, its results ``top``)
-    did not find: at most REFERENCE_SEARCHES unresolved references (the caller's, then the
-    message's own), then the entity search, then — with ``subjects``: round one had no
-    expansion arm — the subjects of the top results."""
+    did not find, in this order (each adds its best new finds in place of round one's
+    lowest-ranked items: ``planner``):
+
+    1. at most REFERENCE_SEARCHES unresolved references, each searched on its own: the
+       caller's first, then those the current message makes (``references.message_references``)
+       — a possessive phrase ("my male sibling", "my dad's sister") or a description by
+       relative clause ("the person who does my bookkeeping"). A question about someone named
+       by role asks who that is and a fact about them; the whole question's vector leans on
+       the fact asked ("do for a living" draws every job), the reference's on who is meant,
+       and that search's expansion arm brings the referent's other facts. A reference that is
+       the whole of what the message asks about ("What's my job now?") is not searched again;
+    2. the entity search (``entity_feedback``): round one's query again, its structured arm
+       now also matching the entity IDs of round one's top results;
+    3. only with ``subjects`` (round one ran without the expansion arm: keyword-only or
+       dense): the subjects of the top results, whose siblings share a subject. In hybrid the
+       expansion arm already brings those siblings; there, subject searches found no required
+       evidence it had not and displaced better items (the recall diagnostic's development
+       split, evals/recall/README.md).
+    """
     seen = {_key(query)}
     planned: list[Search] = []
 

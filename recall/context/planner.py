@@ -3,29 +3,19 @@
 under one deadline (``RECALL_CONTEXT_DEADLINE_SECONDS``) and one shared allowance of items
 and tokens (the request's, at most the search defaults), rendered once.
 
-Round one (the base) is the turn's query. Round two (the delta) targets what round one did
-not find (``former.second_round``): the turn's unresolved references, then the entities of
-round one's top results (round one's query again, so its semantic list is reused:
-``retriever.recall``'s ``semantic_from``), and — when round one ran without the expansion
-arm (keyword-only) — the subjects of its top results. Each round-two search adds the new
-items among its first ``RECALL_CONTEXT_DELTA_ITEMS`` to the context in place of round one's
-lowest-ranked items — round two together at most half of the item allowance, so round one
-always keeps the other half: round one's tail is where its order is least sure, and a
-search aimed at a named gap ("my male sibling") ranks its answer where the whole question
-did not. Measured on the diagnostic's development split (README, "Recall quality"): more
-required evidence rendered than round one alone, or than a round two that leads the order
-or only fills room the relevance floor left.
+Round one (the base) is the turn's query. Each round-two search (``former.second_round``)
+adds the new items among its first ``RECALL_CONTEXT_DELTA_ITEMS`` in place of round one's
+lowest-ranked items, round two together at most half of the item allowance: round one's
+tail is where its order is least sure, and a search aimed at a named gap ("my male sibling")
+ranks its answer where the whole question did not. The entity search repeats round one's
+query, so its semantic list is reused (``retriever.recall``'s ``semantic_from``).
 
 Every search is an ordinary recall (surface ``context``, its own content-free trace) with
 the turn's ceiling, instant and hard filters. A search is never cut short, so the deadline
-is checked before each one: a search that would start past it is not run.
-
-When the deadline or the allowance stops planned work — or the allowance leaves found items
-out — the context ends with an explicit limitation notice, so the assistant knows memory
-may hold more. Correction notices (``corrections``) follow it whatever the allowance: a
-found original whose statement the owner corrected is never silently left out. The trace
-returned with the context holds counts, channels, trace IDs and times only: never a query
-or a memory's text.
+is checked before each one. When the deadline or the allowance stops planned work — or the
+allowance leaves found items out — the context ends with an explicit limitation notice;
+correction notices (``corrections``) follow it whatever the allowance. The returned trace
+holds counts, channels, trace IDs and times only: never a query or a memory's text.
 """
 from __future__ import annotations
 

@@ -22,6 +22,7 @@ from uuid import UUID
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field
 
+from memory.egress import residency_allowed  # noqa: F401 - also imported from here by the evaluation runner (pinned bytes)
 from reconsolidation import bounds
 
 ProviderName = Literal["rules", "openai", "scripted"]
@@ -102,14 +103,6 @@ def is_loopback_url(base_url: str) -> bool:
 
 def url_host(base_url: str) -> str:
     return (urlsplit(base_url).hostname or "").lower()
-
-
-def residency_allowed(residency: str, pin: str) -> bool:
-    """``local`` always; ``remote:<host>`` only when the residency pin names exactly that host."""
-    if residency == "local":
-        return True
-    pin = (pin or "").strip().lower()
-    return residency.startswith("remote:") and bool(pin) and residency == f"remote:{pin}"
 
 
 class Value(BaseModel):

@@ -42,9 +42,10 @@ from typing import Optional
 
 from django.conf import settings
 
+from memory.egress import residency_allowed
 from reconsolidation.providers.contract import (
     PreparedRequest, ProviderConfig, ProviderFailure, ProviderResponse, ProviderResult, StrictJSONError, Usage,
-    is_loopback_url, limit, request_digest, residency_allowed, strict_json_loads, url_host,
+    is_loopback_url, limit, request_digest, strict_json_loads, url_host,
 )
 from reconsolidation.providers.envelopes import PROPOSAL_JSON_SCHEMA, VERIFICATION_JSON_SCHEMA
 

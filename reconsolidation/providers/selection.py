@@ -12,7 +12,7 @@ from typing import Literal
 
 from django.conf import settings
 
-from reconsolidation.providers.contract import residency_allowed
+from memory.egress import residency_allowed
 from reconsolidation.providers.openai import OpenAIProvider, ProviderNotConfigured, openai_config, openai_key
 
 SELECTABLE = ("rules", "openai")

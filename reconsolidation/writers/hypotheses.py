@@ -42,11 +42,11 @@ from django.db import connection
 
 from memory import vocabulary
 from memory.claims import claim_sha256
+from memory.egress import pattern_reason
 from memory.services.owner_state import allocate
 from reconsolidation import bounds
 from reconsolidation.domain import ClauseDraft
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
-from reconsolidation.providers.egress import pattern_reason
 from reconsolidation.rows import owner_fields
 from reconsolidation.providers.rules.equivalence import normalize
 from reconsolidation.sources import EVIDENCE, SourceView

@@ -21,7 +21,8 @@ from django.urls import include, path
 
 import veetbot.urls
 from memory.services import session_create
-from recall import arms, encoders, expansion, sql
+from recall import encoders
+from recall.arms import expansion, permitted
 from recall.models import RecallTrace
 from tests.api.conftest import Api
 from tests.factories import T0, make_owner
@@ -154,13 +155,13 @@ def test_each_filter_holds_in_the_expansion_arm(bank, semantic_on, name):
     seed, *rest = planted.permitted.values()
     request = {"scope": "user", "exclude_ids": (), "belief_types": (), **planted.request}
     with owner_context(bank.principal):
-        read = arms.Read(
-            params=sql.base_params(
+        read = permitted.Read(
+            params=permitted.base_params(
                 tenant_id=bank.principal.tenant_id, principal_id=bank.principal.principal_id, at=NOW, as_of=None,
                 sensitivities=["public", "internal"], scope=request["scope"],
                 exclude_ids=list(request["exclude_ids"]), belief_types=list(request["belief_types"]),
             ),
-            historical=False, limit=arms.arm_limit(20),
+            historical=False, limit=permitted.arm_limit(20),
         )
         found = {c.id for c in expansion.expand(read, [seed], basis(AXIS), encoder.tuple.space)}
     assert _leaks(planted, found) == [] and found == set(rest)

@@ -8,7 +8,7 @@ import uuid
 import pytest
 from django.db import connection
 
-from recall import sql
+from recall.arms import permitted
 from recall.models import RecallTrace
 from recall.traces import _COLUMNS
 from recall.vectors import hnsw_session_settings
@@ -23,16 +23,16 @@ def test_the_trace_insert_writes_every_column_of_the_model():
 def test_uuid_array_round_trips_through_postgres(db):
     ids = [uuid.uuid4() for _ in range(3)]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT %s::uuid[]", [sql.uuid_array(ids + [str(ids[0])])])
+        cursor.execute("SELECT %s::uuid[]", [permitted.uuid_array(ids + [str(ids[0])])])
         assert cursor.fetchone()[0] == ids + [ids[0]]
-        cursor.execute("SELECT cardinality(%s::uuid[])", [sql.uuid_array([])])
+        cursor.execute("SELECT cardinality(%s::uuid[])", [permitted.uuid_array([])])
         assert cursor.fetchone()[0] == 0
 
 
 @pytest.mark.parametrize("smuggled", ["a,b", "}", "00000000-0000-0000-0000-000000000000,00000000-0000-0000-0000-000000000001"])
 def test_uuid_array_refuses_anything_but_one_uuid_per_element(smuggled):
     with pytest.raises(ValueError):
-        sql.uuid_array([smuggled])
+        permitted.uuid_array([smuggled])
 
 
 def test_a_recall_with_many_candidates_traces_every_id_list(bank):

@@ -160,8 +160,8 @@ def test_the_database_refuses_a_trace_without_a_policy(bank):
         assert RecallTrace.objects.get().policy == ["recall@1"]
 
 
-def test_the_reconsolidation_tag_is_the_one_its_read_path_defines():
-    assert policy.RECONSOLIDATION == "reconsolidation@3" and read_paths.TRACE_TAG.endswith(policy.RECONSOLIDATION)
+def test_the_reconsolidation_tag_is_defined_once_in_the_registry_not_by_its_read_path():
+    assert policy.RECONSOLIDATION == "reconsolidation@3" and not hasattr(read_paths, "TRACE_TAG")
 
 
 def test_the_staff_admin_shows_the_policy_as_its_tags_in_order():

@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 
-from recall import arms, encoders, query_cache, retriever
+from recall import encoders, query_cache, retriever
+from recall.arms import permitted, semantic, sparse
 from recall.domain import RecallRequest
 from recall.models import RecallTrace
 from recall.traces import rendered_sha256
@@ -130,7 +131,7 @@ def test_index_mode_enables_iterative_scans_and_returns_only_own_vectors_in_cosi
     for n, memory_id in enumerate(mine):
         bank.vector(memory_id, blend(0, 200 + n, 0.5 - n / 200), encoder)
     with owner_context(bank.principal):
-        assert arms.use_exact_search(encoder.tuple.space) is False
+        assert semantic.use_exact_search(encoder.tuple.space) is False
         with connection.cursor() as cursor:
             cursor.execute("SELECT current_setting('hnsw.iterative_scan')")
             assert cursor.fetchone()[0] == "relaxed_order"
@@ -150,33 +151,31 @@ def test_exact_search_is_used_at_or_below_the_threshold(bank, semantic_on, setti
     memory_id = bank.add("One.", subject="one", belief_type="fact")
     bank.vector(memory_id, basis(0), encoder)
     with owner_context(bank.principal):
-        assert arms.use_exact_search(encoder.tuple.space) is True
+        assert semantic.use_exact_search(encoder.tuple.space) is True
 
 
 def test_the_owners_vector_count_is_reused_within_its_cache_time_then_retaken(bank, semantic_on, settings, monkeypatch):
     settings.RECALL_EXACT_SEARCH_MAX_VECTORS = 1
     settings.RECALL_VECTOR_COUNT_CACHE_SECONDS = 60
-    monkeypatch.setattr(arms, "_vector_counts", {})
+    monkeypatch.setattr(semantic, "_vector_counts", {})
     clock = [1000.0]
-    monkeypatch.setattr(arms.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(semantic.time, "monotonic", lambda: clock[0])
     encoder = MappedEncoder({"q": basis(0)})
     owner = (bank.principal.tenant_id, bank.principal.principal_id)
     first, second = bank.add_many([dict(statement="One.", subject="one"), dict(statement="Two.", subject="two")])
     bank.vector(first, basis(0), encoder)
     with owner_context(bank.principal):
-        assert arms.use_exact_search(encoder.tuple.space, owner=owner) is True  # 1 vector: at the threshold
+        assert semantic.use_exact_search(encoder.tuple.space, owner=owner) is True  # 1 vector: at the threshold
         bank.vector(second, basis(1), encoder)
         clock[0] += 59.9
-        assert arms.use_exact_search(encoder.tuple.space, owner=owner) is True  # the cached count
-        assert arms.use_exact_search(encoder.tuple.space) is False  # no owner: counted now, 2 > 1
+        assert semantic.use_exact_search(encoder.tuple.space, owner=owner) is True  # the cached count
+        assert semantic.use_exact_search(encoder.tuple.space) is False  # no owner: counted now, 2 > 1
         clock[0] += 0.2
-        assert arms.use_exact_search(encoder.tuple.space, owner=owner) is False  # expired: 2 vectors
+        assert semantic.use_exact_search(encoder.tuple.space, owner=owner) is False  # expired: 2 vectors
 
 
 def test_semantic_arm_sql_orders_exact_mode_by_a_computed_column_the_index_cannot_serve():
-    from recall import sql
-
-    exact, index = sql.semantic_arm(False, exact=True), sql.semantic_arm(False, exact=False)
+    exact, index = semantic.semantic_arm(False, exact=True), semantic.semantic_arm(False, exact=False)
     assert "ORDER BY d.distance" in exact and "OFFSET 0" in exact
     assert "ORDER BY (v.embedding <=> %(query_vector)s::vector)" not in exact
     assert "ORDER BY (v.embedding <=> %(query_vector)s::vector)" in index
@@ -274,17 +273,17 @@ def test_candidates_no_longer_permitted_at_the_rejoin_are_dropped_before_ranking
     bank.vector(kept, basis(0), encoder)
     memory_revise(principal=bank.principal, memory_id=gone, changes=MemoryChanges(status="retracted"),
                   now=NOW - timedelta(days=1))
-    real_sparse, real_semantic = arms.sparse, arms.semantic
+    real_sparse, real_semantic = sparse.sparse, semantic.semantic
 
     def stale_sparse(*args, **kwargs):
         lexical, structured = real_sparse(*args, **kwargs)
-        return [arms.Candidate(id=gone, store_position=10**6, signal=9.0), *lexical], structured
+        return [permitted.Candidate(id=gone, store_position=10**6, signal=9.0), *lexical], structured
 
     def stale_semantic(*args, **kwargs):
-        return [arms.Candidate(id=gone, store_position=10**6, signal=0.0), *real_semantic(*args, **kwargs)]
+        return [permitted.Candidate(id=gone, store_position=10**6, signal=0.0), *real_semantic(*args, **kwargs)]
 
-    monkeypatch.setattr(arms, "sparse", stale_sparse)
-    monkeypatch.setattr(arms, "semantic", stale_semantic)
+    monkeypatch.setattr(sparse, "sparse", stale_sparse)
+    monkeypatch.setattr(semantic, "semantic", stale_semantic)
     result = bank.recall("passport", encoder=encoder)
     assert gone in result.stages.candidate_ids  # the arms said so...
     assert gone not in result.stages.ranked_ids and gone not in result.stages.rendered_ids  # ...the rejoin did not

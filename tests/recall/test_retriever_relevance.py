@@ -12,7 +12,7 @@ import pytest
 
 from memory.domain import MemoryChanges
 from memory.services import memory_revise
-from recall import arms
+from recall.arms import permitted, structured
 from tests.factories import T0
 from tests.recall.helpers import MappedEncoder, bank, basis, blend, semantic_on  # noqa: F401
 
@@ -21,9 +21,9 @@ LATER = T0 + timedelta(days=3)
 
 
 def test_arm_limit_is_eight_per_item_with_a_floor_of_64():
-    assert arms.arm_limit(5) == 64
-    assert arms.arm_limit(8) == 64
-    assert arms.arm_limit(20) == 160
+    assert permitted.arm_limit(5) == 64
+    assert permitted.arm_limit(8) == 64
+    assert permitted.arm_limit(20) == 160
 
 
 def test_lexical_arm_keeps_an_old_full_coverage_match_amid_200_newer_single_term_matches(bank):
@@ -104,7 +104,7 @@ def test_structured_arm_anchors_on_types_named_by_the_query_keywords(bank):
     result = bank.recall("what are my goals", channel="sparse")
     assert goal in result.stages.structured_ids
     assert fact not in result.stages.structured_ids
-    assert arms.anchor_types("what are my goals") == ["goal"]
+    assert structured.anchor_types("what are my goals") == ["goal"]
 
 
 def test_semantic_arm_keeps_an_old_exact_vector_match_amid_200_newer_weaker_ones(bank, semantic_on):

@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from recall import sql
+from recall.arms import semantic
 from recall.context import former, planner, references
 from recall.context.former import ContextNeed, WorkingFragment
 from recall.domain import RecallRequest
@@ -312,8 +312,8 @@ def test_the_command_refuses_a_bad_turn_or_allowance(bank, tmp_path):
 # --- round two reuses round one's semantic list ------------------------------------------
 
 SISTER = "Where does my sister live?"
-SEMANTIC_ARM = "nearest AS MATERIALIZED"  # recall.sql.semantic_arm's statement, in either mode
-assert SEMANTIC_ARM in sql.semantic_arm(False, exact=True) and SEMANTIC_ARM in sql.semantic_arm(False, exact=False)
+SEMANTIC_ARM = "nearest AS MATERIALIZED"  # recall.arms.semantic.semantic_arm's statement, in either mode
+assert SEMANTIC_ARM in semantic.semantic_arm(False, exact=True) and SEMANTIC_ARM in semantic.semantic_arm(False, exact=False)
 
 
 @pytest.fixture

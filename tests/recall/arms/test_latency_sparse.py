@@ -4,40 +4,40 @@ from __future__ import annotations
 
 import pytest
 
-from recall import sql
+from recall.arms import sparse, structured
 from tests.recall.helpers import bank  # noqa: F401
 
 
 @pytest.mark.parametrize("historical", [False, True])
 def test_tests_a_request_cannot_satisfy_are_left_out_of_the_statement(historical):
-    bare = sql.sparse_arms(historical, lexical=True, entities=False, anchors=False)
+    bare = sparse.sparse_arms(historical, lexical=True, entities=False, anchors=False)
     assert "%(entity_ids)s" not in bare and "%(anchor_types)s" not in bare
-    full = sql.sparse_arms(historical, lexical=True, entities=True, anchors=True)
+    full = sparse.sparse_arms(historical, lexical=True, entities=True, anchors=True)
     assert "%(entity_ids)s" in full and "%(anchor_types)s" in full
-    assert "%(tsquery)s" not in sql.sparse_arms(historical, lexical=False, entities=False, anchors=True)
+    assert "%(tsquery)s" not in sparse.sparse_arms(historical, lexical=False, entities=False, anchors=True)
 
 
 def test_a_current_recall_finds_matches_through_the_indexed_lookups():
-    current = sql.sparse_arms(False, lexical=True, entities=True, anchors=True)
+    current = sparse.sparse_arms(False, lexical=True, entities=True, anchors=True)
     assert "recall_document_matches(" in current and "recall_entity_matches(" in current
     assert "strpos(" not in current  # subjects are matched by equality with the query's phrases
-    historical = sql.sparse_arms(True, lexical=True, entities=True, anchors=True)
+    historical = sparse.sparse_arms(True, lexical=True, entities=True, anchors=True)
     assert "recall_document_matches(" not in historical  # revised beliefs have no stored document then
 
 
 def test_subject_phrases_are_every_run_of_consecutive_words():
-    assert sql.subject_phrases(" where does ana live ") == [
+    assert structured.subject_phrases(" where does ana live ") == [
         "where", "where does", "where does ana", "where does ana live", "does", "does ana", "does ana live",
         "ana", "ana live", "live",
     ]
-    assert sql.subject_phrases(" ") == []
+    assert structured.subject_phrases(" ") == []
 
 
 def test_subject_phrases_stop_at_the_longest_possible_subject():
     word = "x" * 99
-    phrases = sql.subject_phrases(" " + " ".join([word] * 6) + " ")
-    assert max(len(p) for p in phrases) == 4 * 99 + 3 <= sql.SUBJECT_KEY_MAX_CHARS
-    assert len(" ".join([word] * 5)) > sql.SUBJECT_KEY_MAX_CHARS
+    phrases = structured.subject_phrases(" " + " ".join([word] * 6) + " ")
+    assert max(len(p) for p in phrases) == 4 * 99 + 3 <= structured.SUBJECT_KEY_MAX_CHARS
+    assert len(" ".join([word] * 5)) > structured.SUBJECT_KEY_MAX_CHARS
 
 
 def test_the_scan_keeps_only_rows_that_match_an_arm(bank):

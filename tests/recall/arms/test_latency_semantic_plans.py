@@ -11,7 +11,7 @@ import random
 import pytest
 from django.db import connection
 
-from recall import arms, sql
+from recall.arms import permitted, semantic
 from recall.retriever import _allowed_sensitivities
 from recall.vectors import hnsw_session_settings
 from tests.recall.helpers import NOW, MappedEncoder, bank, basis, semantic_on  # noqa: F401
@@ -22,9 +22,9 @@ from veetbot.rls import owner_context
 INDEX_ONLY = ("enable_seqscan", "enable_bitmapscan", "enable_sort")  # the HNSW index is the cheap vector order
 
 
-def _read(bank, *, limit: int = 64, exclude_ids=()) -> arms.Read:
-    return arms.Read(
-        params=sql.base_params(
+def _read(bank, *, limit: int = 64, exclude_ids=()) -> permitted.Read:
+    return permitted.Read(
+        params=permitted.base_params(
             tenant_id=bank.principal.tenant_id, principal_id=bank.principal.principal_id, at=NOW, as_of=None,
             sensitivities=_allowed_sensitivities("internal"), scope="user", exclude_ids=list(exclude_ids),
             belief_types=[],
@@ -36,8 +36,8 @@ def _read(bank, *, limit: int = 64, exclude_ids=()) -> arms.Read:
 def _semantic(bank, encoder, query_vector, *, exact: bool, limit: int = 64, exclude_ids=()):
     """(candidates, plan text) of the semantic arm, index mode forced onto the HNSW index."""
     read = _read(bank, limit=limit, exclude_ids=exclude_ids)
-    statement = sql.semantic_arm(False, exact=exact)
-    params = {**read.params, "query_vector": sql.vector_literal(query_vector), "space": encoder.tuple.space,
+    statement = semantic.semantic_arm(False, exact=exact)
+    params = {**read.params, "query_vector": semantic.vector_literal(query_vector), "space": encoder.tuple.space,
               "limit": read.limit}
     with owner_context(bank.principal), connection.cursor() as cursor:
         if not exact:
@@ -46,7 +46,7 @@ def _semantic(bank, encoder, query_vector, *, exact: bool, limit: int = 64, excl
                 cursor.execute(f"SET LOCAL {switch} = off")
         cursor.execute("EXPLAIN " + statement, params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
-        candidates = arms.semantic(read, query_vector, encoder.tuple.space, exact=exact)
+        candidates = semantic.semantic(read, query_vector, encoder.tuple.space, exact=exact)
     return candidates, plan
 
 

@@ -1,35 +1,22 @@
 """Weighted reciprocal-rank fusion of the arms' ranked candidate lists.
 
 score(d) = Σ over the lists that hold d of weight(list) / (k + rank), rank counted from 1,
-k = settings.RECALL_RRF_K (60 by default) and weight(list) =
-settings.RECALL_RRF_WEIGHTS[arm] (1 for an arm it does not name; all 1 is plain RRF).
-Only ranks count, never the arms' raw signals, so lists on different scales (coverage,
-tiers, cosine distance) fuse without calibration, and semantic order follows cosine rank.
+k = settings.RECALL_RRF_K and weight(list) = settings.RECALL_RRF_WEIGHTS[arm] (1 for an
+arm it does not name; all 1 is plain RRF). Only ranks count, never the arms' raw signals,
+so lists on different scales (coverage, tiers, cosine distance) fuse without calibration.
 
-Shared ranks for ties. The lexical and structured arms rank by a coarse signal — a
-coverage count, a tier — and break its ties by recency (store position) only to be
-deterministic. Counting those tie-break positions as ranks would hand every newer belief
-with the same coverage (or every newer belief of an anchored type) a better rank than an
-older one the arm cannot tell apart from it, and the newest of a broad anchor list would
-outvote a strong semantic match. For the arms named in settings.RECALL_RRF_SHARED_TIE_ARMS
-a run of candidates with equal signal therefore shares one rank: the mean of the positions
-it occupies. The semantic arm's distances are not coarse and keep their own order.
+Two refinements keep coarse signals from outvoting a strong semantic match: equal signals
+of the arms in settings.RECALL_RRF_SHARED_TIE_ARMS share one rank (``_ranks``), and
+``min_signals`` gives an arm a vote floor (in hybrid, lexical coverage: ``lexical_floor``).
 
-Vote floors. ``min_signals`` maps an arm to the least signal with which its candidates vote
-(a candidate below its arm's floor stays a candidate but gets no vote from that arm; ranks
-are counted among the candidates that do vote). The retriever uses it in hybrid recall for
-lexical coverage (settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE): a belief matching one word
-of a six-word question is lexical noise that would otherwise outvote a semantic match. Only
-arms whose signal grows with relevance (coverage) may be given a floor.
-
-A candidate appears once in the result however many lists hold it (the union is
-deduplicated). Ties of the fused score are stable: higher store position first, then
-lower ID.
+A candidate appears once in the result however many lists hold it. Ties of the fused score
+are stable: higher store position first, then lower ID.
 
 Pure: no database; settings are read only for the arguments left out.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Protocol, Sequence
 from uuid import UUID
@@ -44,7 +31,7 @@ class Ranked:
     store_position: int
 
 
-class _HasPosition(Protocol):  # what fusion needs of a candidate (recall.arms.Candidate)
+class _HasPosition(Protocol):  # what fusion needs of a candidate (recall.arms.permitted.Candidate)
     @property
     def id(self) -> UUID: ...
 
@@ -57,7 +44,15 @@ class _HasPosition(Protocol):  # what fusion needs of a candidate (recall.arms.C
 
 def _ranks(candidates: Sequence[_HasPosition], shared_ties: bool) -> dict[UUID, float]:
     """Each candidate's rank in its list (first occurrence only), from 1; equal signals
-    share the mean of their positions when ``shared_ties``."""
+    share the mean of their positions when ``shared_ties``.
+
+    The lexical and structured arms rank by a coarse signal — a coverage count, a tier — and
+    break its ties by recency (store position) only to be deterministic. Counting those
+    tie-break positions as ranks would hand every newer belief with the same coverage (or
+    every newer belief of an anchored type) a better rank than an older one the arm cannot
+    tell apart from it, and the newest of a broad anchor list would outvote a strong
+    semantic match. The semantic arm's distances are not coarse and keep their own order.
+    """
     unique: list[_HasPosition] = []
     seen: set[UUID] = set()
     for candidate in candidates:
@@ -83,6 +78,11 @@ def reciprocal_rank_fusion(
     weights: Optional[Mapping[str, float]] = None, shared_tie_arms: Optional[Iterable[str]] = None,
     min_signals: Optional[Mapping[str, float]] = None,
 ) -> list[Ranked]:
+    """The fused list. ``min_signals``: arm -> the least signal with which its candidates vote
+    (one below stays a candidate but gets no vote from that arm; ranks are counted among
+    those that do vote). Only arms whose signal grows with relevance (coverage) may be given
+    one: a belief matching one word of a six-word question is lexical noise that would
+    otherwise outvote a semantic match."""
     k = settings.RECALL_RRF_K if k is None else k
     floors = min_signals or {}
     weights = settings.RECALL_RRF_WEIGHTS if weights is None else weights
@@ -109,3 +109,9 @@ def union_ids(lists: Iterable[Sequence[_HasPosition]]) -> list[UUID]:
         for candidate in candidates:
             seen.setdefault(candidate.id, None)
     return list(seen)
+
+
+def lexical_floor(lexemes: Sequence[str]) -> int:
+    """The least coverage with which a lexical candidate votes in hybrid fusion
+    (``min_signals["lexical"]``): RECALL_HYBRID_LEXICAL_MIN_COVERAGE of the query's lexemes."""
+    return max(1, math.ceil(settings.RECALL_HYBRID_LEXICAL_MIN_COVERAGE * len(lexemes)))

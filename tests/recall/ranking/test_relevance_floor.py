@@ -1,4 +1,4 @@
-"""The relevance floor (recall.floor, RECALL_RELEVANCE_SIMILARITY_MARGIN): ranked originals
+"""The relevance floor (recall.ranking.floor, RECALL_RELEVANCE_SIMILARITY_MARGIN): ranked originals
 no channel relates to the query are not rendered; the trace says how many were withheld."""
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import uuid
 
 import pytest
 
-from recall.arms import Candidate
+from recall.arms.permitted import Candidate
 from recall.context import planner
 from recall.context.former import ContextNeed
-from recall.floor import relevance_floor
+from recall.ranking.floor import relevance_floor
 from recall.models import RecallTrace
 from tests.recall.helpers import NOW, MappedEncoder, bank, basis, blend, semantic_on  # noqa: F401
 from veetbot.rls import owner_context

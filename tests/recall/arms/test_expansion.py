@@ -1,4 +1,4 @@
-"""The expansion arm (recall.expansion): siblings of the fused top — same subject or entity,
+"""The expansion arm (recall.arms.expansion): siblings of the fused top — same subject or entity,
 nearest the query — under exactly the recall's own predicates, fused as a fourth list."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from memory import vocabulary
 from memory.domain import MemoryChanges
 from memory.services import memory_revise
-from recall import arms, expansion, sql
+from recall.arms import expansion, permitted
 from recall.models import RecallTrace
 from tests.recall.helpers import NOW, Bank, MappedEncoder, bank, basis, blend, semantic_on  # noqa: F401
 from tests.recall.test_retriever_visibility import ENTITY, SCENARIOS, other  # noqa: F401
@@ -21,15 +21,15 @@ def _expand(bank: Bank, seeds, encoder, **request):
     ceiling = request.get("ceiling", "internal")
     as_of = request.get("as_of")
     with owner_context(bank.principal):
-        read = arms.Read(
-            params=sql.base_params(
+        read = permitted.Read(
+            params=permitted.base_params(
                 tenant_id=bank.principal.tenant_id, principal_id=bank.principal.principal_id,
                 at=as_of or NOW, as_of=as_of,
                 sensitivities=list(vocabulary.SENSITIVITIES[: vocabulary.SENSITIVITY_RANK[ceiling] + 1]),
                 scope=request.get("scope", "user"), exclude_ids=list(request.get("exclude_ids", ())),
                 belief_types=list(request.get("belief_types", ())),
             ),
-            historical=as_of is not None, limit=arms.arm_limit(20),
+            historical=as_of is not None, limit=permitted.arm_limit(20),
         )
         return expansion.expand(read, seeds, basis(0), encoder.tuple.space)
 

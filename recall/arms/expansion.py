@@ -1,34 +1,19 @@
-"""The expansion arm: a structured second hop from the first pass's best candidates.
+"""The expansion arm: a structured second hop from the first fusion's best candidates.
 
 A question such as "what does my brother do for a living?" needs two beliefs about one
 person — "Joris is the owner's brother" and "Joris works as a firefighter" — and only the
-first resembles the question. After a first fusion of the lexical, structured and semantic
-arms, the top ``RECALL_EXPANSION_SEEDS`` fused candidates become *seeds*; their *siblings*
-are the other permitted originals about the same thing: the same normalised subject
-(``recall_subject_key``) or an overlapping entity ID — a *specific* one: a subject or
-entity held by more than ``RECALL_EXPANSION_MAX_KEY_ORIGINALS`` of the owner's active
-originals relates nothing and is ignored whole, never truncated. The bound (512) is above
-every key of the diagnostic corpus and of LoCoMo (a speaker holds 267-507 turns and
-observations), so it changes no measured result there; it stops a person with 3,000 facts
-in a bank of 100,000 from turning one seed into 3,000 vector comparisons. For each seed its
-``RECALL_EXPANSION_PER_SEED`` siblings nearest the query vector (cosine, the vector the
-semantic arm already used) are kept, so the second hop spends its votes on the sibling that
-answers the question rather than on every fact about that person. The list is ordered by
-seed (the first pass's order), then distance, store position desc and ID, bounded by the
-arm limit, and fused with the other arms under its own weight
-(``RECALL_RRF_WEIGHTS["expansion"]``).
+first resembles the question. So the top ``RECALL_EXPANSION_SEEDS`` fused candidates become
+*seeds*, and their *siblings* — the other permitted originals with the same normalised
+subject or an overlapping, specific entity ID — are offered, each seed's
+``RECALL_EXPANSION_PER_SEED`` nearest the query vector: the second hop spends its votes on
+the sibling that answers the question, not on every fact about that person. The list is
+fused with the other arms under its own weight (``RECALL_RRF_WEIGHTS["expansion"]``).
 
-Hard predicates. Seeds and siblings are both read FROM ``recall.sql.permitted`` with the
-recall's own ``sql.base_params`` — the same relation every other arm and the rejoin use — so
-a sibling is never anything the request could not see (owner, lifecycle, erasure, validity
-at the instant, sensitivity, scope, exclusions, type filter; for ``as_of`` the revision
-current then, with its subject and entities). Vectors count only for the sibling's effective
-content revision, as in the semantic arm. Seeds are themselves never siblings: the arm adds
-what the first pass did not already hold at its top.
-
-Runs only in hybrid recall with a usable query vector (dense stays the pure cosine baseline;
-sparse has no vector to score siblings with). Never reads or writes labels, never formats a
-value into SQL, never touches text outside the database.
+Seeds and siblings are both read FROM ``recall.arms.permitted`` with the recall's own
+``base_params``, so a sibling is never anything the request could not see; vectors count
+only for the sibling's effective content revision. Seeds are never siblings. Runs only in
+hybrid recall with a usable query vector (dense stays the pure cosine baseline; sparse has
+no vector to score siblings with). Never formats a value into SQL.
 """
 from __future__ import annotations
 
@@ -36,18 +21,23 @@ from typing import Sequence
 from uuid import UUID
 
 from django.conf import settings
-from django.db import connection
 
-from recall import sql
-from recall.arms import Candidate, Read
-
-POLICY = "expansion@2"  # specific same-subject / same-entity siblings of the fused top, by query cosine
+from recall.arms.permitted import Candidate, Read, permitted, run
+from recall.arms.semantic import vector_literal
 
 
 def expansion_arm(historical: bool) -> str:
     """Per seed, its nearest siblings by cosine to the query; rows (id, store_position,
-    seed ordinal, distance) in list order, LIMIT in SQL."""
-    return sql.permitted(historical) + f""",
+    seed ordinal, distance) ordered by seed (the first fusion's order), then distance, store
+    position desc and ID, LIMIT in SQL.
+
+    Only *specific* keys relate: a subject or entity held by more than
+    ``RECALL_EXPANSION_MAX_KEY_ORIGINALS`` of the owner's active originals relates nothing
+    and is ignored whole, never truncated — so a person with 3,000 facts in a large bank
+    cannot turn one seed into 3,000 vector comparisons. The default bound is above every key
+    of the evaluation corpora, where it changes no result.
+    """
+    return permitted(historical) + f""",
     seeds AS MATERIALIZED (
         SELECT p.id, p.subject_key, p.entity_ids, s.ordinal
         FROM unnest(%(seed_ids)s::uuid[]) WITH ORDINALITY AS s(id, ordinal)
@@ -131,17 +121,15 @@ def enabled() -> bool:
 
 
 def expand(read: Read, seed_ids: Sequence[UUID], query_vector: Sequence[float], space: str) -> list[Candidate]:
-    """The expansion list for ``seed_ids`` (first-pass fused order); call inside the owner's
+    """The expansion list for ``seed_ids`` (first-fusion order); call inside the owner's
     context, in the same transaction as the other arms."""
     seeds = list(seed_ids)[: settings.RECALL_EXPANSION_SEEDS]
     if not seeds or not enabled():
         return []
-    with connection.cursor() as cursor:
-        cursor.execute(expansion_arm(read.historical), {
-            **read.params, "seed_ids": seeds, "query_vector": sql.vector_literal(query_vector), "space": space,
-            "per_seed": settings.RECALL_EXPANSION_PER_SEED, "key_bound": settings.RECALL_EXPANSION_MAX_KEY_ORIGINALS,
-            "limit": read.limit,
-        })
-        rows = cursor.fetchall()
+    rows = run(expansion_arm(read.historical), {
+        **read.params, "seed_ids": seeds, "query_vector": vector_literal(query_vector), "space": space,
+        "per_seed": settings.RECALL_EXPANSION_PER_SEED, "key_bound": settings.RECALL_EXPANSION_MAX_KEY_ORIGINALS,
+        "limit": read.limit,
+    })
     return [Candidate(id=memory_id, store_position=position, signal=float(distance))
             for memory_id, position, _ordinal, distance in rows]

@@ -1,5 +1,5 @@
 """The semantic arm cannot starve: one owner's dense list is complete whatever other owners
-hold (``recall.arms.semantic_search``).
+hold (``recall.arms.semantic.semantic_search``).
 
 Owner A holds 20,001 vectors — one above ``RECALL_EXACT_SEARCH_MAX_VECTORS``, so the arm
 searches the shared HNSW index — and owner B holds 200,000 vectors, every one nearer the
@@ -20,7 +20,7 @@ import time
 import pytest
 from django.db import connection, connections
 
-from recall import arms, sql
+from recall.arms import permitted, semantic
 from tests.factories import T0
 from evals.fixtures.bulk import analyze_originals, bulk_originals
 from tests.recall.helpers import NOW, Bank, MappedEncoder, basis
@@ -83,13 +83,13 @@ def starving(live_db):
     yield a, encoder, list(reversed(a_ids))
 
 
-def _read(bank: Bank) -> arms.Read:
-    return arms.Read(
-        params=sql.base_params(
+def _read(bank: Bank) -> permitted.Read:
+    return permitted.Read(
+        params=permitted.base_params(
             tenant_id=bank.principal.tenant_id, principal_id=bank.principal.principal_id, at=NOW, as_of=None,
             sensitivities=["public", "internal"], scope="user", exclude_ids=[], belief_types=[],
         ),
-        historical=False, limit=arms.arm_limit(20),
+        historical=False, limit=permitted.arm_limit(20),
     )
 
 
@@ -112,17 +112,17 @@ def planner_takes_the_index(starving):
 def test_another_owners_nearer_vectors_cannot_starve_the_dense_list(starving, planner_takes_the_index, settings):
     a, encoder, nearest_first = starving
     settings.AGENT_MEMORY_SEMANTIC_ENABLED = True
-    limit = arms.arm_limit(20)
+    limit = permitted.arm_limit(20)
 
     # The scenario is real: the bare HNSW search, served by the index, comes back short.
     with owner_context(a.principal):
-        assert not arms.use_exact_search(encoder.tuple.space)
+        assert not semantic.use_exact_search(encoder.tuple.space)
         with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN " + sql.semantic_arm(False, exact=False), {
-                **_read(a).params, "query_vector": sql.vector_literal(basis(0)), "space": encoder.tuple.space,
+            cursor.execute("EXPLAIN " + semantic.semantic_arm(False, exact=False), {
+                **_read(a).params, "query_vector": semantic.vector_literal(basis(0)), "space": encoder.tuple.space,
                 "limit": limit})
             assert HNSW_INDEX in "\n".join(row[0] for row in cursor.fetchall())
-        bare = arms.semantic(_read(a), basis(0), encoder.tuple.space, exact=False)
+        bare = semantic.semantic(_read(a), basis(0), encoder.tuple.space, exact=False)
     assert len(bare) < limit
 
     # Through the retriever (HNSW by default at this size): full, and in exact order.
@@ -141,5 +141,5 @@ def test_another_owners_nearer_vectors_cannot_starve_the_dense_list(starving, pl
     assert list(exact.stages.dense_ids) == nearest_first[:limit]
     distances = [1 - (0.10 + 0.70 * (A_VECTORS - 1 - n) / A_VECTORS) for n in range(limit)]
     with owner_context(a.principal):
-        found = arms.semantic(_read(a), basis(0), encoder.tuple.space, exact=True)
+        found = semantic.semantic(_read(a), basis(0), encoder.tuple.space, exact=True)
     assert [c.signal for c in found] == pytest.approx(distances, abs=1e-5)

@@ -5,9 +5,8 @@ import uuid
 
 import pytest
 
-from recall.arms import Candidate
-from recall.fusion import reciprocal_rank_fusion
-from recall.retriever import lexical_floor
+from recall.arms.permitted import Candidate
+from recall.ranking.fusion import lexical_floor, reciprocal_rank_fusion
 from tests.recall.helpers import Bank, MappedEncoder, bank, basis, semantic_on  # noqa: F401
 
 A, B, C = (uuid.UUID(int=n) for n in (1, 2, 3))

@@ -5,8 +5,8 @@ import uuid
 
 import pytest
 
-from recall.arms import Candidate
-from recall.fusion import reciprocal_rank_fusion, union_ids
+from recall.arms.permitted import Candidate
+from recall.ranking.fusion import reciprocal_rank_fusion, union_ids
 
 
 def c(memory_id, position=1, signal=0.0):
