@@ -37,9 +37,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
 from evals.recall import make_diagnostic as corpus
 from evals.recall import report as rpt
 from evals.recall.scoring import TOP_K, NeedLabel, Observation, need_outcome, score
+from memory.bank import memory_bank_import
+from memory.services import owner_create, principal_erase
+from recall import encoders, policy, retriever
+from recall.arms import permitted
+from recall.backfill import backfill_vectors
+from recall.context import planner
+from recall.context.former import ContextNeed
+from recall.domain import RecallRequest
+from veetbot.identity import Principal
 
 # "context": automatic context assembly (recall.context.planner) from the need's task-context
 # form, on the configured channel (hybrid with semantic recall on), scored like a channel;
@@ -142,14 +152,6 @@ def run(args: argparse.Namespace) -> dict:
     from django.conf import settings
     from django.test import override_settings
 
-    from memory.bank import memory_bank_import
-    from memory.services import owner_create, principal_erase
-    from recall import encoders, policy, retriever
-    from recall.arms import permitted
-    from recall.backfill import backfill_vectors
-    from recall.context import planner
-    from recall.context.former import ContextNeed
-    from recall.domain import RecallRequest
 
     semantic = any(c not in ("sparse", "context-sparse") for c in args.channels)
     if semantic:
@@ -169,7 +171,6 @@ def run(args: argparse.Namespace) -> dict:
     started_at = datetime.now(timezone.utc)
 
     owner = owner_create(display_name=f"recall diagnostic {started_at:%Y-%m-%dT%H:%M:%SZ}", now=corpus.RECALL_NOW)
-    from veetbot.identity import Principal
     principal = Principal(tenant_id=owner.tenant_id, principal_id=owner.principal_id)
     rpt.note(f"scratch owner {principal.label}")
 

@@ -53,7 +53,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional, Sequence
 
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
+from evals.generate_bank import Plan, Slots, write
 from evals.recall import report as rpt
+from memory.bank import memory_bank_import
+from memory.services import owner_create
+from recall import encoders, query_cache, query_text, retriever
+from recall.arms.permitted import arm_limit
+from recall.backfill import backfill_vectors
+from recall.context import planner
+from recall.context.former import ContextNeed
+from recall.domain import RecallRequest
+from veetbot import statistics
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
 
 KIND = "recall-load"
 LOAD_SEED = 7
@@ -180,7 +193,6 @@ def direct_top_k(principal, space: str, vector: Sequence[float], *, hnsw: bool, 
     from django.conf import settings
     from django.db import connection
 
-    from veetbot.rls import owner_context
 
     params = {"vector": "[" + ",".join(repr(float(x)) for x in vector) + "]", "tenant_id": principal.tenant_id,
               "principal_id": principal.principal_id, "space": space, "k": depth}
@@ -216,7 +228,6 @@ def statements_per_recall(call) -> int:
 
 
 def make_queries(count: int, seed: int = LOAD_SEED, templates: Sequence[str] = QUERY_TEMPLATES) -> list[str]:
-    from evals.generate_bank import Slots
 
     rng = random.Random(seed)
     queries: list[str] = []
@@ -234,7 +245,6 @@ def make_queries(count: int, seed: int = LOAD_SEED, templates: Sequence[str] = Q
 
 
 def bank_document(memories: int, seed: int) -> str:
-    from evals.generate_bank import Plan, write
 
     with tempfile.TemporaryDirectory() as spool:
         handle = io.StringIO()
@@ -272,16 +282,6 @@ def run(args: argparse.Namespace) -> dict:
     rpt.enable_semantic()
     from django.conf import settings
 
-    from memory.bank import memory_bank_import
-    from memory.services import owner_create
-    from recall import encoders, query_cache, query_text, retriever
-    from recall.context import planner
-    from recall.context.former import ContextNeed
-    from recall.arms.permitted import arm_limit
-    from recall.backfill import backfill_vectors
-    from recall.domain import RecallRequest
-    from veetbot import statistics
-    from veetbot.identity import Principal
 
     started_at = datetime.now(timezone.utc)
     minilm = encoders.load_encoder("minilm")

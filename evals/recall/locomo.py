@@ -1,7 +1,7 @@
 """LoCoMo evidence recall through the real import, backfill and retriever (sparse, dense, hybrid).
 
 ``python -m evals.recall.locomo --report-dir evals/reports [--conversations N]
-[--data /work/shared/benchmarks/locomo/locomo10.json] [--channels sparse,dense,hybrid]``
+[--data ../shared/benchmarks/locomo/locomo10.json] [--channels sparse,dense,hybrid]``
 
 The public LoCoMo file (CC BY-NC) is read at run time from the operator-supplied path and
 never copied into the repository. Each conversation becomes one memory-bank@1 document for
@@ -56,10 +56,18 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional
 
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
 from evals.recall import report as rpt
 from evals.recall.scoring import ratio
+from memory.bank import memory_bank_import
+from memory.services import owner_create
+from recall import encoders, retriever
+from recall.backfill import backfill_vectors
+from recall.domain import RecallRequest
+from veetbot.identity import Principal
 
-DEFAULT_DATA = Path("/work/shared/benchmarks/locomo/locomo10.json")
+# The public LoCoMo data lies beside the repository (its licence forbids copying it in).
+DEFAULT_DATA = rpt.REPO.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
 KIND = "recall-locomo"
 CHANNELS = ("sparse", "dense", "hybrid")
 KS = (5, 10, 25, 50)
@@ -293,12 +301,6 @@ def run(args: argparse.Namespace) -> dict:
     code = rpt.code_identity()
     from django.conf import settings
 
-    from memory.bank import memory_bank_import
-    from memory.services import owner_create
-    from recall import encoders, retriever
-    from recall.backfill import backfill_vectors
-    from recall.domain import RecallRequest
-    from veetbot.identity import Principal
 
     data_bytes = args.data.read_bytes()
     samples = json.loads(data_bytes)

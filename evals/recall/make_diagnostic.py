@@ -43,7 +43,17 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterable, Optional
 
-from evals.recall.diagnostic_lineages import EXTRA_DISTRACTORS, FAMILIES, HOLDOUT, LINEAGES, TASKS, Fact, Lineage
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
+from evals.generate_bank import Plan, write
+from evals.recall.diagnostic_lineages import (
+    EXTRA_DISTRACTORS,
+    FAMILIES,
+    HOLDOUT,
+    LINEAGES,
+    TASKS,
+    Fact,
+    Lineage,
+)
 
 FORMAT = "memory-bank@1"
 # @2: each need also carries its task-context form (``context``); the bank and every @1 field
@@ -365,7 +375,6 @@ def noise_document(count: int, seed: int = NOISE_SEED) -> dict:
     Their IDs are the generator's fixed ones; callers that import into a database twice must
     remap them (IDs are primary keys across owners).
     """
-    from evals.generate_bank import Plan, write
 
     with tempfile.TemporaryDirectory() as spool:
         handle = io.StringIO()

@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
+from recall.query_text import QUERY_TEXT_VERSION
 from veetbot.progress import ProgressBar
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,7 +38,6 @@ def fusion_configuration() -> dict:
     """The fusion settings in force (recall.ranking.fusion), recorded in every report."""
     from django.conf import settings
 
-    from recall.query_text import QUERY_TEXT_VERSION
 
     return {"query_text": QUERY_TEXT_VERSION, "rrf_k": settings.RECALL_RRF_K, "rrf_weights": dict(settings.RECALL_RRF_WEIGHTS),
             "rrf_shared_tie_arms": list(settings.RECALL_RRF_SHARED_TIE_ARMS),

@@ -31,7 +31,15 @@ from typing import Callable, Optional
 
 from django.conf import settings
 
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
 from evals.reconsolidation import case_inputs
+from reconsolidation.providers.contract import (
+    StrictJSONError,
+    limit,
+    residency_allowed,
+    strict_json_loads,
+)
+from reconsolidation.providers.openai import _status_reason, openai_config, openai_key
 
 # The answer is a few words; this bounds what one call may bill (override via settings).
 DEFAULT_ANSWER_MAX_OUTPUT_TOKENS = 64
@@ -83,7 +91,6 @@ class AnswerModel:
     """One configured OpenAI-compatible chat endpoint answering probes. Never raises, never logs."""
 
     def __init__(self, config=None, *, key: Optional[str] = None, residency_pin: Optional[str] = None) -> None:
-        from reconsolidation.providers.openai import openai_config, openai_key
 
         self.config = config or openai_config()
         self._key = openai_key() if key is None else key
@@ -103,7 +110,6 @@ class AnswerModel:
 
     def answer(self, body: bytes) -> AnswerResult:
         """Send one prepared body once; the answer and its priced usage, or a finite reason."""
-        from reconsolidation.providers.contract import residency_allowed
 
         worst = self.worst_case_usd(body)
         if not residency_allowed(self.config.residency, self._pin):
@@ -123,8 +129,6 @@ class AnswerModel:
     def _post(self, body: bytes) -> bytes:
         import httpx
 
-        from reconsolidation.providers.contract import limit
-        from reconsolidation.providers.openai import _status_reason
 
         idle = float(limit("RECON_PROVIDER_IDLE_SECONDS"))
         deadline = time.monotonic() + float(limit("RECON_PROVIDER_CALL_SECONDS"))
@@ -157,7 +161,6 @@ class AnswerModel:
 
     @staticmethod
     def _parse(raw: bytes, max_input_tokens: int) -> tuple[str, int, int]:
-        from reconsolidation.providers.contract import StrictJSONError, strict_json_loads
 
         try:
             value = strict_json_loads(raw.decode("utf-8"))

@@ -34,10 +34,26 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional
 
-from evals.reconsolidation.bench_slice import (
-    Database, bounds_configuration, machine, p95, server_version, start_bench, timed_slice,
-)
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
+from evals.fixtures import bulk
 from evals.recall import report as rpt
+from evals.reconsolidation.bench_slice import (
+    Database,
+    bounds_configuration,
+    machine,
+    p95,
+    server_version,
+    start_bench,
+    timed_slice,
+)
+from memory.claims import normalize_text
+from memory.services import owner_create
+from memory.services.owner_state import allocate, lock_owner
+from reconsolidation import mode
+from reconsolidation.models import ReconsolidationEquivalenceBacklog, ReconsolidationOperation
+from reconsolidation.store import ReconsolidationStore
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
 
 KIND = "reconsolidation-exact-sets"
 SEED = 13
@@ -97,12 +113,6 @@ def build_owner(memories: int, sets: int, seed: int) -> tuple[object, list[froze
     """A new owner with the planned bank; returns (principal, each set's memory IDs, corpus)."""
     from django.db import connection, connections
 
-    from memory.claims import normalize_text
-    from memory.services import owner_create
-    from memory.services.owner_state import allocate, lock_owner
-    from evals.fixtures import bulk
-    from veetbot.identity import Principal
-    from veetbot.rls import owner_context
 
     created = owner_create(display_name=f"exact sets bench {memories}", now=BANK_AT)
     principal = Principal(tenant_id=created.tenant_id, principal_id=created.principal_id)
@@ -137,8 +147,6 @@ def build_owner(memories: int, sets: int, seed: int) -> tuple[object, list[froze
 
 
 def merge_sets(principal) -> list[frozenset]:
-    from reconsolidation.models import ReconsolidationOperation
-    from veetbot.rls import owner_context
 
     with owner_context(principal):
         return [frozenset(ids) for ids in ReconsolidationOperation.objects.filter(kind="merge_equivalent")
@@ -146,8 +154,6 @@ def merge_sets(principal) -> list[frozenset]:
 
 
 def backlog_size(principal) -> int:
-    from reconsolidation.models import ReconsolidationEquivalenceBacklog
-    from veetbot.rls import owner_context
 
     with owner_context(principal):
         return ReconsolidationEquivalenceBacklog.objects.count()
@@ -155,7 +161,6 @@ def backlog_size(principal) -> int:
 
 def measure(principal, expected: list[frozenset], memories: int, *, max_slices: int, progress) -> dict:
     """Slices until every set is planned and the scan is complete (or ``max_slices``)."""
-    from reconsolidation.store import ReconsolidationStore
 
     store, now, wanted = ReconsolidationStore(), NOW, set(expected)
     durations, statements, planned, backlog, full = [], [], [], [], []
@@ -213,7 +218,6 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
 
 def run(args: argparse.Namespace) -> dict:
     code, started, load_at_start, progress = start_bench()
-    from reconsolidation import mode
 
     bound = math.ceil(args.memories / 64) + math.ceil(args.sets / 8)
     with Database():

@@ -53,7 +53,19 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional
 
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
+from evals.fixtures.bulk import bulk_touch
+from evals.generate_bank import Plan, write
 from evals.recall import report as rpt
+from evals.reconsolidation.responder import HeuristicResponder
+from memory.bank import memory_bank_import
+from memory.models import Memory
+from memory.services import owner_create
+from reconsolidation import bounds, driver, grouping
+from reconsolidation.models import ReconsolidationGroup, ReconsolidationSpend
+from reconsolidation.store import ReconsolidationStore
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
 
 KIND = "reconsolidation-slice"
 NAMESPACE = uuid.UUID("6f1c2b7e-4d3a-5b8c-9e0f-1a2b3c4d5e6f")
@@ -68,7 +80,6 @@ PROCESSORS = {"none": "no_provider (every group no_change)",
 
 
 def bank_document(memories: int, seed: int) -> str:
-    from evals.generate_bank import Plan, write
 
     with tempfile.TemporaryDirectory() as spool:
         handle = io.StringIO()
@@ -90,7 +101,6 @@ class TimedStore:
               "release")
 
     def __init__(self, store) -> None:
-        from reconsolidation import grouping
 
         self.spent: dict[str, float] = {}
         self._grouping, self._select = grouping, grouping.select_groups
@@ -155,11 +165,6 @@ def build_owner(memories: int, seed: int, progress) -> tuple[object, dict, list]
     """A new owner with the generated bank imported; returns (principal, corpus, ids by creation)."""
     from django.db import connections
 
-    from memory.bank import memory_bank_import
-    from memory.models import Memory
-    from memory.services import owner_create
-    from veetbot.identity import Principal
-    from veetbot.rls import owner_context
 
     created = owner_create(display_name=f"slice bench {memories}", now=NOW)
     principal = Principal(tenant_id=created.tenant_id, principal_id=created.principal_id)
@@ -190,7 +195,6 @@ def timed_slice(principal, store, now, durations: list, statements: list, proces
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
-    from reconsolidation import driver
 
     reset_queries()  # the query log is a bounded deque: start each slice's count from empty
     with CaptureQueriesContext(connection) as captured:
@@ -206,8 +210,6 @@ def group_outcomes(principal) -> dict[str, int]:
     """Groups by final state and reason (``"no_change request_too_large": 133``)."""
     from django.db.models import Count
 
-    from reconsolidation.models import ReconsolidationGroup
-    from veetbot.rls import owner_context
 
     with owner_context(principal):
         rows = ReconsolidationGroup.objects.values("state", "reason").annotate(n=Count("id")).order_by("-n")
@@ -216,8 +218,6 @@ def group_outcomes(principal) -> dict[str, int]:
 
 def reservations_of(principal, lease_token) -> int:
     """Provider calls reserved under one slice's lease (the rules batch reserves once)."""
-    from reconsolidation.models import ReconsolidationSpend
-    from veetbot.rls import owner_context
 
     with owner_context(principal):
         return ReconsolidationSpend.objects.filter(slice_token=lease_token).count()
@@ -227,16 +227,12 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
             processor: str = "none") -> dict:
     """Slices until the generation's scan is complete (``processor`` none) or the job is
     idle (rules, scripted), or ``max_slices``; every sample kept."""
-    from reconsolidation import driver
-    from reconsolidation.store import ReconsolidationStore
-    from evals.fixtures.bulk import bulk_touch
 
     store, now = ReconsolidationStore(), NOW
     timer = TimedStore(store)
     durations, statements, full, changed, groups, calls, operations, requests = [], [], [], [], [], [], [], []
     provider = None
     if processor == "scripted":
-        from evals.reconsolidation.responder import HeuristicResponder
         provider = HeuristicResponder()
     scan_slices, run, last = None, None, None
     phases: dict[str, list[float]] = {name: [] for name in TimedStore.PHASES}
@@ -347,7 +343,6 @@ def machine(load_at_start: tuple, server: str) -> dict:
 
 
 def bounds_configuration() -> dict:
-    from reconsolidation import bounds
 
     return {name: str(getattr(bounds, name)) for name in dir(bounds) if name.startswith("RECON_")}
 

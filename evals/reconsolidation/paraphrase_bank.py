@@ -31,6 +31,11 @@ from datetime import datetime, timezone
 from itertools import combinations
 from pathlib import Path
 
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
+from evals.recall.report import code_identity
+from reconsolidation.providers.rules import provider as rules
+from reconsolidation.sources import SourceView
+
 VERSION = "paraphrase-bank@1"
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -118,7 +123,6 @@ LOOKALIKES = [
 
 
 def _view(statement: str, sequence: int, subject: str, **fields):
-    from reconsolidation.sources import SourceView
 
     values = dict(memory_id=uuid.uuid5(uuid.NAMESPACE_URL, f"{VERSION}:{sequence}:{statement}"), content_revision=1,
                   creation_sequence=sequence, statement=statement, subject=subject, belief_type="fact",
@@ -166,7 +170,6 @@ def _components(merges: list[list[str]]) -> list[frozenset]:
 
 
 def score() -> dict:
-    from reconsolidation.providers.rules import provider as rules
 
     covered = total = false_pairs = correct_pairs = 0
     per_case = []
@@ -203,7 +206,6 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "veetbot.settings")
     django.setup()
-    from evals.recall.report import code_identity
 
     code = code_identity()  # when the run starts: commit, dirty flag, source digest
     report = {**score(), "code": code}

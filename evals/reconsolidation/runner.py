@@ -35,9 +35,38 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
+from evals.recall.report import code_identity, remapper, table
 from evals.reconsolidation import case_inputs
-from reconsolidation.evidence import pins, scorer
+from evals.reconsolidation.answers import AnswerStage
+from evals.reconsolidation.responder import MODEL as RESPONDER_MODEL
+from evals.reconsolidation.responder import HeuristicResponder, ObservedProvider
+from memory.bank import memory_bank_import
+from memory.models import Memory
+from memory.services import memory_erase, owner_create
+from memory.services.sweeps import memories_expire_due
+from recall.backfill import backfill_vectors
+from recall.domain import RecallRequest
+from recall.encoders import load_encoder
+from recall.retriever import recall
+from reconsolidation import driver
+from reconsolidation.errors import Conflict, StaleInputs
+from reconsolidation.evidence import admission, pins, scorer
 from reconsolidation.evidence.pins import Configuration, sha256_file
+from reconsolidation.evidence.verify import BOOKKEEPING_KEYS, code_manifest
+from reconsolidation.models import (
+    DerivedMemory,
+    ReconsolidationDependency,
+    ReconsolidationGroup,
+    ReconsolidationOperation,
+    ReconsolidationSpend,
+)
+from reconsolidation.providers.openai import OpenAIProvider, openai_config
+from reconsolidation.providers.selection import readiness
+from reconsolidation.services.operations import operation_approve
+from reconsolidation.store import ReconsolidationStore
+from veetbot.identity import Principal
+from veetbot.rls import owner_context
 
 # @2: imports follow the by-stage layout; measures as @1. @3: a slice's groups reach the
 # scripted/openai provider as one batch (one proposal, one verification per slice).
@@ -112,7 +141,6 @@ def _openai_readiness() -> tuple[str, ...]:
     """Why the OpenAI-compatible provider could not send (content-free), as if it were selected."""
     from django.conf import settings
 
-    from reconsolidation.providers.selection import readiness
 
     previous = settings.AGENT_MEMORY_RECONSOLIDATION_PROVIDER
     settings.AGENT_MEMORY_RECONSOLIDATION_PROVIDER = "openai"
@@ -134,11 +162,8 @@ class RequestWatch:
         self.case, self.checked, self.leaks = case, 0, 0
         self.provider = None
         if provider_name == "scripted":
-            from evals.reconsolidation.responder import HeuristicResponder
             self.provider = HeuristicResponder(observe=self.observe)
         elif provider_name == "openai":
-            from evals.reconsolidation.responder import ObservedProvider
-            from reconsolidation.providers.openai import OpenAIProvider, openai_config
             self.provider = ObservedProvider(OpenAIProvider(openai_config()), self.observe)
 
     def observe(self, request_text: str) -> None:
@@ -193,11 +218,6 @@ def _seed(case: dict, instant: datetime, namespace: uuid.UUID):
     """A fresh owner holding the case's bank at fresh IDs; deleted originals erased through
     the governed path and due expiries applied at the instant. Returns the principal and the
     remapped->corpus ID table."""
-    from evals.recall.report import remapper
-    from memory.bank import memory_bank_import
-    from memory.services import memory_erase, owner_create
-    from memory.services.sweeps import memories_expire_due
-    from veetbot.identity import Principal
 
     runtime = case_inputs.runtime_case_input(case)
     bank = runtime["bank"]
@@ -221,8 +241,6 @@ def _embed(principal) -> None:
     """Vectors for every embeddable original of the seeded bank, as the beat backfill leaves
     a deployment's bank; an incomplete backfill fails the case (recall would silently fall
     back to keywords for the rest)."""
-    from recall.backfill import backfill_vectors
-    from recall.encoders import load_encoder
 
     report = backfill_vectors(principal=principal, encoder=load_encoder())
     if report.stopped or report.remaining:
@@ -236,9 +254,6 @@ def _sweep_clocks(instant: datetime, sweeps: int) -> list[datetime]:
 
 def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Optional[int]) -> int:
     """Approve the arm's pending proposals (oldest first) as the owner; at most ``limit``."""
-    from reconsolidation.models import ReconsolidationOperation
-    from reconsolidation.services.operations import operation_approve
-    from veetbot.rls import owner_context
 
     with owner_context(principal):
         pending = list(ReconsolidationOperation.objects.filter(state="proposed", kind__in=list(kinds))
@@ -251,7 +266,6 @@ def _approve_pending(principal, kinds: Sequence[str], now: datetime, limit: Opti
             operation_approve(principal=principal, operation_id=operation_id, expected_revision=revision,
                               idempotency_key=f"eval-approve-{operation_id}", now=now)
         except Exception as error:  # a conflict (e.g. overlapping merge) rejects only itself
-            from reconsolidation.errors import Conflict, StaleInputs
             if not isinstance(error, (Conflict, StaleInputs)):
                 raise
             continue
@@ -265,8 +279,6 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, p
 
     The clock is fixed (``monotonic`` frozen): every slice of a sweep starts at that sweep's
     instant, so a run is reproducible and no slice deadline depends on machine load."""
-    from reconsolidation import driver
-    from reconsolidation.store import ReconsolidationStore
 
     restart_after = protocol.get("restart_after_operations")
     for number, now in enumerate(_sweep_clocks(instant, int(protocol.get("sweeps", 1))), start=1):
@@ -297,12 +309,6 @@ def _observe(case: dict, principal, inverse: dict, questions: dict, instant: dat
     from django.db.models import Q
     from django.test.utils import override_settings
 
-    from memory.models import Memory
-    from recall.domain import RecallRequest
-    from recall.retriever import recall
-    from reconsolidation.models import (DerivedMemory, ReconsolidationDependency, ReconsolidationGroup,
-                                        ReconsolidationOperation)
-    from veetbot.rls import owner_context
 
     def back(value) -> str:
         return inverse.get(str(value), str(value))
@@ -349,8 +355,6 @@ def _by_kind(operations) -> dict[str, int]:
 def _spend_of(principal) -> tuple[Decimal, int]:
     from django.db.models import Count, Sum
 
-    from reconsolidation.models import ReconsolidationSpend
-    from veetbot.rls import owner_context
 
     with owner_context(principal):
         totals = ReconsolidationSpend.objects.aggregate(usd=Sum("charged_usd"), n=Count("id"))
@@ -411,7 +415,6 @@ def run_case(case: dict, arm: str, *, instant: datetime, namespace: uuid.UUID, s
 
 def _answer_stage(config: Configuration, spend: Spend):
     """The answer stage, charging the run's total spend (one ceiling covers both stages)."""
-    from evals.reconsolidation.answers import AnswerStage
 
     return AnswerStage(ceiling_usd=config.spend_ceiling_usd, spent=lambda: spend.usd,
                        charge=lambda usd: spend.add(usd, 0), leak=LabelLeak)
@@ -419,7 +422,6 @@ def _answer_stage(config: Configuration, spend: Spend):
 
 def _scored(corpus: dict, cases: list[dict], observations: list[dict]) -> dict:
     subset = {**corpus, "cases": cases}
-    from reconsolidation.evidence.verify import BOOKKEEPING_KEYS
 
     clean = [{k: v for k, v in o.items() if k not in BOOKKEEPING_KEYS} for o in observations]
     return scorer.score(subset, clean)
@@ -474,7 +476,6 @@ def _instant(corpus: dict) -> datetime:
 
 
 def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], None]] = None) -> dict:
-    from evals.recall.report import code_identity
 
     if config.corpus not in CORPORA:
         raise RunnerError(f"--corpus: one of {', '.join(CORPORA)}")
@@ -536,7 +537,6 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
     gate_results = {name: value for name, value in scorer.gates(arms).items() if name.split("/")[0] in splits}
     from django.conf import settings
 
-    from reconsolidation.evidence.verify import code_manifest
     return {
         "runner": VERSION,
         "code": {**code, "files": code_manifest()},
@@ -569,12 +569,11 @@ def run(config: Configuration, *, progress: Optional[Callable[[str, int, int], N
 def provider_identity(name: str) -> dict:
     """Model, prompt/schema digests and policy of the provider this run used: what the
     unattended-mode evidence gate (``reconsolidation.mode``) compares with a deployment."""
-    from reconsolidation.evidence import admission
 
     if name == "rules":
         model = "rules@1"
     elif name == "scripted":
-        from evals.reconsolidation.responder import MODEL as model
+        model = RESPONDER_MODEL
     else:
         from django.conf import settings
         model = settings.VEETBOT_OPENAI_MODEL
@@ -586,7 +585,6 @@ def _pct(value: Any) -> str:
 
 
 def summary(report: dict) -> str:
-    from evals.recall.report import table
 
     rows = []
     for arm, figures in report["arms"].items():
