@@ -1,5 +1,5 @@
-"""Staff admin for the content-free memory tables: owner allocators, erasure fences and
-the change journal (opaque memory IDs and kinds).
+"""Staff admin for the content-free memory tables: owner allocators, erasure fences, the
+change journal (opaque memory IDs and kinds) and the daily spend ledger (amounts only).
 
 Owners and tokens appear through the content-free staff views of migration 0004 (no
 display name, token hash or label). Not registered, on purpose: the principal and token
@@ -9,7 +9,7 @@ carries the staff policy, so the staff context could not read them anyway.
 """
 from django.contrib import admin
 
-from memory.models import ChangeJournal, ErasureFence, OwnerLock, StaffOwnerDirectory, StaffTokenDirectory
+from memory.models import ChangeJournal, ErasureFence, OwnerLock, SpendDay, StaffOwnerDirectory, StaffTokenDirectory
 from veetbot.admin import ContentFreeAdmin
 
 OWNER = ("tenant_id", "principal_id")
@@ -38,6 +38,14 @@ class ChangeJournalAdmin(ContentFreeAdmin):
     list_filter = ("kind",)
     search_fields = (*ContentFreeAdmin.search_fields, "memory_id__exact")
     ordering = ("-recorded_at", "-seq")
+
+
+@admin.register(SpendDay)
+class SpendDayAdmin(ContentFreeAdmin):
+    fields = ("id", *OWNER, "purpose", "day", "charged_usd", "reservations", "updated_at")
+    list_display = fields
+    list_filter = ("purpose", "day")
+    ordering = ("-day", "purpose", "id")
 
 
 @admin.register(StaffOwnerDirectory)

@@ -260,3 +260,26 @@ class IdempotencyReceipt(OwnedModel):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tenant_id", "principal_id", "key_sha256"], name="receipt_key_unique")]
+
+
+SPEND_PURPOSES = ("encoder", "dreaming")
+
+
+class SpendDay(OwnedModel):
+    """What one owner's paid services cost on one UTC day, per purpose (a remote encoder's
+    requests, dreaming's model requests): the row every reservation locks first, charged up to
+    a request's maximum before it is sent and lowered to the verified bill after. Content free:
+    amounts and counts only."""
+
+    purpose = models.CharField(max_length=16, choices=choices(SPEND_PURPOSES))
+    day = models.DateField()
+    charged_usd = models.DecimalField(max_digits=14, decimal_places=8, default=0)
+    reservations = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant_id", "principal_id", "purpose", "day"], name="spendday_owner_day"),
+            models.CheckConstraint(condition=models.Q(charged_usd__gte=0), name="spendday_not_negative"),
+            models.CheckConstraint(condition=models.Q(purpose__in=SPEND_PURPOSES), name="spendday_purpose_valid"),
+        ]

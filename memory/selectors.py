@@ -5,12 +5,14 @@ sensitivity ceiling is indistinguishable from them.
 """
 from __future__ import annotations
 
+from datetime import date
+from decimal import Decimal
 from typing import Iterable, Optional
 from uuid import UUID
 
 from memory import vocabulary
 from memory.errors import NotFound
-from memory.models import Event, Memory, MemorySource, OwnerToken, Principal, Session
+from memory.models import Event, Memory, MemorySource, OwnerToken, Principal, Session, SpendDay
 from memory.domain import EventPartView, EventView, MemoryView, SessionView, SourceRef
 
 
@@ -140,3 +142,9 @@ def live_token(*, token_hash: Optional[str] = None, token_id: Optional[UUID] = N
     rows = OwnerToken.objects.filter(revoked_at__isnull=True)
     rows = rows.filter(token_hash=token_hash) if token_hash is not None else rows.filter(id=token_id)
     return rows.values_list("id", "scopes").first()
+
+
+def spend_by_day(*, purpose: str, first_day: date, last_day: date) -> dict[date, Decimal]:
+    """The owner's charged spend for ``purpose`` on each UTC day of the range that has any."""
+    rows = SpendDay.objects.filter(purpose=purpose, day__gte=first_day, day__lte=last_day)
+    return dict(rows.values_list("day", "charged_usd"))

@@ -11,7 +11,7 @@ reserves its price against a daily ceiling first.
   backfill also keeps memories above ``internal`` local (``recall.backfill``).
 * **Spend.** Before a request, its estimated price (``ceil(UTF-8 bytes / 4)`` tokens per
   text at ``RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS``) is reserved in the owner's
-  ``EncoderSpendDay`` row under the owner lock; past ``RECALL_REMOTE_ENCODER_DAILY_USD`` the
+  spend ledger (``memory.services.spend``, purpose ``encoder``) under the owner lock; past ``RECALL_REMOTE_ENCODER_DAILY_USD`` the
   request is refused. After it, the reservation is lowered to the reported usage; a failed
   or unanswered request keeps its reservation.
 
@@ -30,18 +30,18 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 
 from memory.egress import pattern_reason, residency_allowed
 from memory.services.owner_state import lock_owner
+from memory.services.spend import DailyCeilingReached, spend_release, spend_reserve
 from recall.encoders import EncoderUnavailable
-from recall.models import EncoderSpendDay
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 MILLION = Decimal(1_000_000)
+SPEND_PURPOSE = "encoder"  # the encoder's own daily ceiling in the owner's spend ledger
 
 
 class EgressRefused(EncoderUnavailable):
@@ -87,19 +87,18 @@ class Reservation:
 
 
 def reserve(principal: Principal, texts: Sequence[str], *, now: Optional[datetime] = None) -> Reservation:
-    """Reserve a request's estimated price, or refuse it (``spend_ceiling``)."""
+    """Reserve a request's estimated price in the owner's spend ledger, or refuse it
+    (``spend_ceiling``)."""
     now = now or utcnow()
     usd = estimated_usd(texts)
     ceiling = Decimal(str(settings.RECALL_REMOTE_ENCODER_DAILY_USD))
     with owner_context(principal), transaction.atomic():
         lock_owner(principal)
-        row, _ = EncoderSpendDay.objects.select_for_update().get_or_create(
-            tenant_id=principal.tenant_id, principal_id=principal.principal_id, day=now.date(),
-            defaults={"updated_at": now})
-        if row.spent_usd + usd > ceiling:
+        try:
+            spend_reserve(principal=principal, purpose=SPEND_PURPOSE, day=now.date(), usd=usd, ceiling=ceiling,
+                          now=now)
+        except DailyCeilingReached:
             raise EgressRefused("spend_ceiling")
-        EncoderSpendDay.objects.filter(id=row.id).update(spent_usd=F("spent_usd") + usd, requests=F("requests") + 1,
-                                                         updated_at=now)
     return Reservation(day=now.date(), usd=usd)
 
 
@@ -112,8 +111,7 @@ def settle(principal: Principal, reservation: Reservation, usage_tokens: Optiona
     if refund <= 0:
         return
     with owner_context(principal), transaction.atomic():
-        EncoderSpendDay.objects.filter(tenant_id=principal.tenant_id, principal_id=principal.principal_id,
-                                       day=reservation.day).update(spent_usd=F("spent_usd") - refund)
+        spend_release(principal=principal, purpose=SPEND_PURPOSE, day=reservation.day, usd=refund, now=utcnow())
 
 
 class GuardedEncoder:

@@ -84,23 +84,3 @@ class RecallTrace(models.Model):
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(policy__len__gt=0), name="recalltrace_policy_nonempty")]
-
-
-class EncoderSpendDay(models.Model):
-    """What one owner's text sent to a remote encoder cost on one UTC day: reserved before
-    each request at its estimated price, lowered to the reported usage after it (a failed or
-    unanswered request keeps its reservation). Local encoders never write here."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    tenant_id = models.UUIDField()
-    principal_id = models.UUIDField()
-    day = models.DateField()
-    spent_usd = models.DecimalField(max_digits=14, decimal_places=8, default=0)
-    requests = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["tenant_id", "principal_id", "day"], name="encoderspend_owner_day"),
-            models.CheckConstraint(condition=Q(spent_usd__gte=0), name="encoderspend_not_negative"),
-        ]

@@ -1,7 +1,7 @@
 """Staff admin for reconsolidation's content-free tables: jobs and their leases and
 coverage counters, queued groups, anchor receipts, operation metadata, dependencies and
-equivalence members (opaque IDs and revisions), the spend ledger with its closed call
-audit, and the audit log (event, reason code, integer counts).
+equivalence members (opaque IDs and revisions), spend reservations with their closed call
+audit (the day totals are memory's spend ledger), and the audit log (event, reason code, integer counts).
 
 Not registered, on purpose: derived memories (summary and hypothesis clauses are owner
 prose) and blocks (a claim signature of a short claim can be confirmed by guessing).
@@ -11,7 +11,7 @@ from django.contrib import admin
 
 from reconsolidation.models import (
     ReconsolidationAnchorReceipt, ReconsolidationAudit, ReconsolidationDependency, ReconsolidationGroup,
-    ReconsolidationJob, ReconsolidationMember, ReconsolidationOperation, ReconsolidationSpend, ReconsolidationSpendDay,
+    ReconsolidationJob, ReconsolidationMember, ReconsolidationOperation, ReconsolidationSpend,
 )
 from veetbot.admin import ContentFreeAdmin
 
@@ -88,14 +88,6 @@ class MemberAdmin(ContentFreeAdmin):
     list_filter = ("active",)
     search_fields = (*ContentFreeAdmin.search_fields, "operation_id__exact", "member_id__exact")
     ordering = ("-created_at", "id")
-
-
-@admin.register(ReconsolidationSpendDay)
-class SpendDayAdmin(ContentFreeAdmin):
-    fields = ("id", *OWNER, "day", "charged_usd", "reservations", "updated_at")
-    list_display = fields
-    list_filter = ("day",)
-    ordering = ("-day", "id")
 
 
 @admin.register(ReconsolidationSpend)

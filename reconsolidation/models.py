@@ -298,22 +298,6 @@ class ReconsolidationBlock(OwnedModel):
         ]
 
 
-class ReconsolidationSpendDay(OwnedModel):
-    """The owner/UTC-day row every reservation locks first; its total is what the day has
-    charged so far (reserved and unknown at their maximum, settled at the verified bill)."""
-
-    day = models.DateField()
-    charged_usd = models.DecimalField(default=0, **MONEY)
-    reservations = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["tenant_id", "principal_id", "day"], name="reconspendday_owner_day_unique"),
-            models.CheckConstraint(condition=Q(charged_usd__gte=0), name="reconspendday_nonnegative"),
-        ]
-
-
 class ReconsolidationSpend(OwnedModel):
     """One reservation per provider attempt, persisted before the request may be sent."""
 

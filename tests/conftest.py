@@ -53,11 +53,17 @@ def django_db_setup(django_db_blocker):
             cursor.execute(f'DROP DATABASE IF EXISTS "{test_name}" WITH (FORCE)')
 
 
+# Reference rows that migrate writes once (content types and their permissions): truncating
+# them would leave later tests' cached content types pointing at nothing, so a test's outcome
+# would depend on whether a live_db test ran before it.
+KEPT_TABLES = ("django_migrations", "django_content_type", "auth_permission")
+
+
 def truncate_all() -> None:
     with connections["owner"].cursor() as cursor:
         cursor.execute(
-            "SELECT string_agg(format('%I', tablename), ', ') FROM pg_tables"
-            " WHERE schemaname = 'public' AND tablename <> 'django_migrations'"
+            "SELECT string_agg(format('%%I', tablename), ', ') FROM pg_tables"
+            " WHERE schemaname = 'public' AND NOT (tablename = ANY(%s))", [list(KEPT_TABLES)]
         )
         (tables,) = cursor.fetchone()
         cursor.execute(f"TRUNCATE {tables} CASCADE")

@@ -64,3 +64,33 @@ def count_rows(schema_editor, table: str, where: str = "true") -> int:
         (rows,) = cursor.fetchone()
         cursor.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
     return rows
+
+
+def spend_days_into_the_ledger(table: str, purpose: str, *, charged: str, count: str,
+                               staff_readable: bool = False) -> list:
+    """Operations that copy every owner's rows of a per-owner daily spend table into the
+    owner's spend ledger (``memory_spendday``) under ``purpose``, before the table is deleted.
+    Rows are copied under lifted FORCE (the migrating role owns both tables). A downgrade
+    refuses while spend of that purpose is recorded (dropping it would forget what was paid),
+    and recreates the old table's forced RLS once its model is back."""
+
+    def move(apps, schema_editor):
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY")
+            cursor.execute("ALTER TABLE memory_spendday NO FORCE ROW LEVEL SECURITY")
+            cursor.execute(
+                "INSERT INTO memory_spendday (id, tenant_id, principal_id, purpose, day, charged_usd, reservations,"
+                f" updated_at) SELECT id, tenant_id, principal_id, %s, day, {charged}, {count}, updated_at"
+                f" FROM {table}", [purpose])
+            cursor.execute("ALTER TABLE memory_spendday FORCE ROW LEVEL SECURITY")
+            cursor.execute(f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY")
+
+    def refuse_while_recorded(apps, schema_editor):
+        rows = count_rows(schema_editor, "memory_spendday", f"purpose = '{purpose}'")
+        if rows:
+            raise RuntimeError(f"Refusing to move the ledger back: {rows} day(s) of {purpose} spend recorded.")
+
+    return [
+        migrations.RunPython(move, refuse_while_recorded),
+        migrations.RunSQL(migrations.RunSQL.noop, owner_rls(table, staff_readable=staff_readable).sql),
+    ]

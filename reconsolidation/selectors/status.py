@@ -16,12 +16,12 @@ from typing import Optional
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
+from memory.selectors import spend_by_day
 from reconsolidation import bounds
 from reconsolidation.domain import Coverage
 from reconsolidation.inventory.coverage import coverage
-from reconsolidation.models import (
-    ReconsolidationAudit, ReconsolidationJob, ReconsolidationOperation, ReconsolidationSpendDay,
-)
+from reconsolidation.models import ReconsolidationAudit, ReconsolidationJob, ReconsolidationOperation
+from reconsolidation.work.spend import SPEND_PURPOSE
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -53,8 +53,7 @@ def dreaming_history(*, principal: Principal, first_day: date, last_day: date, l
                                    counts=tuple(sorted((k, int(v)) for k, v in a.counts.items())))
                        for a in audits[:last_slices])
         job = ReconsolidationJob.objects.filter(policy=bounds.POLICY).order_by("-due_day", "-created_at").first()
-        spend = dict(ReconsolidationSpendDay.objects.filter(day__gte=first_day, day__lte=last_day)
-                     .values_list("day", "charged_usd"))
+        spend = spend_by_day(purpose=SPEND_PURPOSE, first_day=first_day, last_day=last_day)
         operations = dict(ReconsolidationOperation.objects.filter(created_at__date__gte=first_day)
                           .annotate(day=TruncDate("created_at", tzinfo=timezone.utc)).values("day")
                           .annotate(n=Count("id")).values_list("day", "n"))

@@ -2,9 +2,9 @@
 
 * Money is ``Decimal`` USD on a 1e-8 quantum, always rounded *up*; a free request still
   reserves the minimum positive quantum so the protocol is always exercised.
-* Every reservation first locks the owner/UTC-day row (``ReconsolidationSpendDay``,
-  FOR UPDATE), so concurrent workers, retries and slices of one owner serialize there and
-  see each other's charges. A request is admitted only if its maximum fits both the
+* Every reservation first locks the owner's dreaming row of the UTC day in the owner's
+  spend ledger (``memory.services.spend``, purpose ``dreaming``), so concurrent workers,
+  retries and slices of one owner serialize there and see each other's charges. A request is admitted only if its maximum fits both the
   slice ceiling (``RECON_SLICE_BUDGET_USD``) and the daily ceiling
   (``RECON_DAILY_BUDGET_USD``); otherwise ``BudgetExhausted`` defers the group.
 * The day bucket is the UTC day the *slice started*, read from the job row, never the
@@ -30,22 +30,23 @@ import re
 from datetime import datetime
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
 from typing import Optional, Sequence
-from uuid import UUID, uuid4
+from uuid import UUID
 
-from django.db import connection
 from django.db.models import Sum
 
+from memory.services.spend import DailyCeilingReached, spend_day_locked, spend_release, spend_reserve
 from reconsolidation import bounds
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, Reservation, SpendReceipt
 from reconsolidation.errors import BudgetExhausted, Conflict, DuplicateReservation, Invalid, LeaseLost, NotFound
 from reconsolidation.leases import require_enabled
-from reconsolidation.models import ReconsolidationSpend, ReconsolidationSpendDay
+from reconsolidation.models import ReconsolidationSpend
 from reconsolidation.rows import audit, locked_group, locked_job, owner_fields
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
+SPEND_PURPOSE = "dreaming"  # dreaming's own daily ceiling in the owner's spend ledger
 STAGES = ("proposal", "verification", "review")
 STAGE_DECISIONS = ("prepared", "deferred", "invalid_response", "reviewed")
 # Counts a stage decision may carry, each at most one batch's worth.
@@ -63,17 +64,6 @@ def usd(value) -> Decimal:
     if not amount.is_finite() or amount < 0:
         raise Invalid("amount: must be a finite, non-negative USD amount")
     return amount.quantize(bounds.RECON_MONEY_QUANTUM_USD, rounding=ROUND_CEILING)
-
-
-def _locked_day(principal: Principal, day, now: datetime) -> ReconsolidationSpendDay:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO reconsolidation_reconsolidationspendday (id, tenant_id, principal_id, day, charged_usd,"
-            " reservations, updated_at) VALUES (%s, %s, %s, %s, 0, 0, %s)"
-            " ON CONFLICT (tenant_id, principal_id, day) DO NOTHING",
-            [uuid4(), principal.tenant_id, principal.principal_id, day, now],
-        )
-    return ReconsolidationSpendDay.objects.select_for_update().get(day=day)
 
 
 def reserve(
@@ -101,7 +91,7 @@ def reserve(
         if (now - started).total_seconds() >= bounds.RECON_SLICE_DEADLINE_SECONDS:
             raise BudgetExhausted("slice_deadline")
         day = started.date()
-        ledger = _locked_day(principal, day, now)
+        spend_day_locked(principal=principal, purpose=SPEND_PURPOSE, day=day, now=now)
         if ReconsolidationSpend.objects.filter(slice_token=job.lease_token, request_digest=request_digest).exists():
             raise DuplicateReservation()
         if maximum > bounds.RECON_SLICE_BUDGET_USD:
@@ -110,21 +100,20 @@ def reserve(
             total=Sum("charged_usd"))["total"] or Decimal(0)
         if slice_charged + maximum > bounds.RECON_SLICE_BUDGET_USD:
             raise BudgetExhausted("slice_budget")
-        if ledger.charged_usd + maximum > bounds.RECON_DAILY_BUDGET_USD:
+        try:
+            day_charged = spend_reserve(principal=principal, purpose=SPEND_PURPOSE, day=day, usd=maximum,
+                                        ceiling=bounds.RECON_DAILY_BUDGET_USD, now=now)
+        except DailyCeilingReached:
             raise BudgetExhausted("daily_budget")
         row = ReconsolidationSpend.objects.create(
             **owner_fields(principal), job_id=job.id, group_id=group_lease.group_id, slice_token=job.lease_token,
             day=day, request_digest=request_digest, maximum_usd=maximum, charged_usd=maximum, state="reserved",
             call_audit=call_audit.model_dump(mode="json") if call_audit is not None else None, reserved_at=now,
         )
-        ledger.charged_usd += maximum
-        ledger.reservations += 1
-        ledger.updated_at = now
-        ledger.save(update_fields=["charged_usd", "reservations", "updated_at"])
         return Reservation(
             **owner_fields(principal), id=row.id, job_id=job.id, group_id=row.group_id, slice_token=row.slice_token,
             day=day, request_digest=request_digest, maximum_usd=maximum, state=row.state, reserved_at=now,
-            slice_charged_usd=slice_charged + maximum, day_charged_usd=ledger.charged_usd,
+            slice_charged_usd=slice_charged + maximum, day_charged_usd=day_charged,
         )
 
 
@@ -152,7 +141,7 @@ def settle(
         day, slice_token = found
         if slice_token != lease_token:
             raise LeaseLost("not_this_slice")
-        ledger = _locked_day(principal, day, now)
+        ledger = spend_day_locked(principal=principal, purpose=SPEND_PURPOSE, day=day, now=now)
         row = ReconsolidationSpend.objects.select_for_update().get(id=reservation_id)
         # Unknown, missing or impossible usage never lowers the charge.
         verified = outcome == "verified" and actual is not None and actual <= row.maximum_usd
@@ -169,11 +158,8 @@ def settle(
         if row.call_audit is not None and completion is not None:
             row.call_audit = {**row.call_audit, "completion": completion.model_dump(mode="json")}
         row.save(update_fields=["state", "settled_usd", "charged_usd", "settled_at", "call_audit"])
-        if released:
-            ledger.charged_usd -= released
-            ledger.updated_at = now
-            ledger.save(update_fields=["charged_usd", "updated_at"])
-        return _receipt(principal, row, released, ledger.charged_usd)
+        day_charged = spend_release(principal=principal, purpose=SPEND_PURPOSE, day=day, usd=released, now=now)
+        return _receipt(principal, row, released, day_charged)
 
 
 def stage_decision(principal: Principal, *, lease_token: UUID, stage: str, decision: str, reason: str = "",

@@ -4,6 +4,7 @@ These tests fail if the runtime connection were the superuser or the table owner
 policy were missing, or if an owner context leaked out of a nested block.
 """
 import uuid
+from decimal import Decimal
 
 import pytest
 from django.apps import apps
@@ -11,7 +12,8 @@ from django.db import IntegrityError, connection, connections, transaction
 from django.db.utils import ProgrammingError
 
 from memory import services
-from memory.models import ChangeJournal, ErasureFence, Memory, MemorySource, OwnerLock
+from memory.models import ChangeJournal, ErasureFence, Memory, MemorySource, OwnerLock, SpendDay
+from memory.services.spend import spend_reserve
 from tests.factories import T0, make_memory, make_owner, owner_message
 from veetbot.rls import current_owner, owner_context, staff_context
 
@@ -42,6 +44,8 @@ def populate(principal):
             tenant_id=principal.tenant_id, principal_id=principal.principal_id, key_sha256="0" * 64,
             request_sha256="1" * 64, status_code=201, resource_kind="memory", resource_id=memory.id, created_at=T0,
         )
+        spend_reserve(principal=principal, purpose="encoder", day=T0.date(), usd=Decimal("0.01"),
+                      ceiling=Decimal("1"), now=T0)
     return memory
 
 
@@ -169,7 +173,8 @@ def test_staff_context_sees_content_free_tables_only(db):
         assert OwnerLock.objects.filter(tenant_id=alice.tenant_id).count() == 1
         assert ErasureFence.objects.filter(tenant_id=alice.tenant_id).count() == 1
         assert ChangeJournal.objects.filter(tenant_id=alice.tenant_id).count() >= 2
-        content_free = {OwnerLock, ErasureFence, ChangeJournal}
+        assert SpendDay.objects.filter(tenant_id=alice.tenant_id).count() == 1
+        content_free = {OwnerLock, ErasureFence, ChangeJournal, SpendDay}
         # Other apps' content-free tables (traces, reconsolidation metadata) are checked by
         # their own tests and by tests/admin; here: every table of the originals.
         for model in owner_models():

@@ -9,10 +9,10 @@ from decimal import Decimal
 
 import pytest
 
+from memory.models import SpendDay
 from recall import egress
 from recall.backfill import backfill_vectors
 from recall.encoders import OpenAIEncoder
-from recall.models import EncoderSpendDay
 from tests.recall.helpers import Bank
 from tests.recall.test_encoders import openai_settings  # noqa: F401 (the loopback server fixture)
 from veetbot.rls import owner_context
@@ -28,8 +28,8 @@ def bank(db, settings):
 
 def spent(bank) -> Decimal:
     with owner_context(bank.principal):
-        row = EncoderSpendDay.objects.first()
-        return row.spent_usd if row else Decimal(0)
+        row = SpendDay.objects.filter(purpose="encoder").first()
+        return row.charged_usd if row else Decimal(0)
 
 
 @pytest.mark.parametrize("text, reason", [

@@ -6,12 +6,15 @@ from datetime import datetime
 from typing import Optional
 
 from memory import services
+from memory.models import SpendDay
 from reconsolidation.domain import InputRef, Proposal
-from reconsolidation.models import (
-    ReconsolidationAnchorReceipt, ReconsolidationGroup, ReconsolidationJob, ReconsolidationSpend,
-    ReconsolidationSpendDay,
-)
 from reconsolidation.driver import inventory_slice
+from reconsolidation.models import (
+    ReconsolidationAnchorReceipt,
+    ReconsolidationGroup,
+    ReconsolidationJob,
+    ReconsolidationSpend,
+)
 from tests.factories import T0, draft
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -71,7 +74,7 @@ def snapshot(principal: Principal) -> dict:
             for model in (
                 models.ReconsolidationJob, models.ReconsolidationGroup, models.ReconsolidationAnchorReceipt,
                 models.ReconsolidationOperation, models.ReconsolidationDependency, models.ReconsolidationSpend,
-                models.ReconsolidationSpendDay, models.ReconsolidationAudit,
+                models.ReconsolidationAudit, SpendDay,
             )
         }
 
@@ -93,4 +96,4 @@ def job_of(principal: Principal) -> ReconsolidationJob:
 
 def spend_of(principal: Principal):
     with owner_context(principal):
-        return list(ReconsolidationSpend.objects.order_by("reserved_at", "id")), list(ReconsolidationSpendDay.objects.all())
+        return list(ReconsolidationSpend.objects.order_by("reserved_at", "id")), list(SpendDay.objects.filter(purpose="dreaming"))

@@ -14,18 +14,20 @@ import pytest
 
 from evals.reconsolidation.responder import MODEL, HeuristicResponder, _inputs, _support
 from memory.domain import MemoryChanges
+from memory.models import SpendDay
 from memory.services import memory_revise
-from reconsolidation import bounds
+from reconsolidation import bounds, driver
 from reconsolidation.domain import input_digest
-from reconsolidation.work.model_path import process_batch
 from reconsolidation.models import (
-    ReconsolidationAudit, ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend,
-    ReconsolidationSpendDay,
+    ReconsolidationAudit,
+    ReconsolidationGroup,
+    ReconsolidationOperation,
+    ReconsolidationSpend,
 )
-from reconsolidation import driver
-from reconsolidation.store import ReconsolidationStore
 from reconsolidation.providers.envelopes import PROPOSAL_SCHEMA
 from reconsolidation.providers.scripted import scripted_config
+from reconsolidation.store import ReconsolidationStore
+from reconsolidation.work.model_path import process_batch
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, refs
 from tests.reconsolidation.test_unattended_mode import report
@@ -266,7 +268,7 @@ def test_a_crash_between_admission_and_completion_never_pays_twice_commits_twice
         groups = list(ReconsolidationGroup.objects.all())
         completed = ReconsolidationAudit.objects.filter(event="group_completed").count()
         rows = list(ReconsolidationSpend.objects.all())
-        ledger = ReconsolidationSpendDay.objects.get()
+        ledger = SpendDay.objects.get(purpose="dreaming")
     # each operation committed exactly once; each group completed once, after one recorded failure
     assert sorted((op.kind, sorted(map(str, op.input_ids))) for op in ops) == sorted(
         (kind, sorted(str(m.id) for m in memories[i:i + 2])) for i in (0, 2)
