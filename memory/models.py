@@ -32,13 +32,16 @@ def owner_fk(to: str, related_name: str) -> models.ForeignKey:
     return models.ForeignKey(to, on_delete=models.DO_NOTHING, db_constraint=False, related_name=related_name)
 
 
-class Principal(OwnedModel):
-    """An owner of a memory bank. The display name is the owner's own, so it is RLS-protected."""
+class Owner(OwnedModel):
+    """An owner of a memory bank: the row behind an authenticated ``veetbot.identity.Principal``
+    (that value names who acts; this row holds what the owner registered). The display name is
+    the owner's own, so it is RLS-protected."""
 
     display_name = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField()
 
     class Meta:
+        db_table = "memory_principal"  # the table kept its first name
         constraints = [models.UniqueConstraint(fields=["tenant_id", "principal_id"], name="principal_owner_unique")]
 
 

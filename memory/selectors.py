@@ -12,7 +12,7 @@ from uuid import UUID
 
 from memory import vocabulary
 from memory.errors import NotFound
-from memory.models import Event, Memory, MemorySource, OwnerToken, Principal, Session, SpendDay
+from memory.models import Event, Memory, MemorySource, Owner, OwnerToken, Session, SpendDay
 from memory.domain import EventPartView, EventView, MemoryView, SessionView, SourceRef
 
 
@@ -117,7 +117,7 @@ def memory_bank_started() -> bool:
 def owner_registered() -> bool:
     """Whether the owner in the current context has its principal row (an operator typed a
     real owner, not a typo that would otherwise "succeed" at erasing nothing)."""
-    return Principal.objects.exists()
+    return Owner.objects.exists()
 
 
 def sessions_citing(*, memory_id: UUID) -> tuple[UUID, ...]:

@@ -36,14 +36,10 @@ from typing import Callable, Literal, Optional
 
 from django.db.models import Sum
 
-from memory.models import Principal as OwnerPrincipal
+from memory.models import Owner
 from reconsolidation import bounds, mode
 from reconsolidation import grouping
 from reconsolidation.domain import Coverage, GroupLease, JobLease, OperationView, SliceReport, Value
-from reconsolidation.dry_run import (
-    DryRun,
-    dry_run_slice,
-)  # noqa: F401  (re-exported: one entry point for slices)
 from reconsolidation.errors import ReconsolidationDisabled
 from reconsolidation.inventory.checkpoint import slice_operations
 from reconsolidation.inventory.coverage import coverage
@@ -110,7 +106,7 @@ def owner_exists(principal: Principal) -> bool:
     """Whether ``principal`` is a registered owner (its own row, read under its own context).
     Entry points check it first: a claim would otherwise create an owner lock for a typo."""
     with owner_context(principal):
-        return OwnerPrincipal.objects.exists()
+        return Owner.objects.exists()
 
 
 def process_claimed(store: ReconsolidationStore, principal: Principal, group_leases: list[GroupLease], *,

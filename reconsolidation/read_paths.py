@@ -66,7 +66,6 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Callable, Iterator, Optional, Sequence
 from uuid import UUID
 

@@ -1,7 +1,7 @@
 """Reads of the review dashboard, returning plain frozen values for the templates.
 
 Every read is the owner's own and fresh, through reconsolidation's and memory's selectors:
-a detail is the operation's allowlisted journal view (``reconsolidation.selectors.journal``)
+a detail is the operation's allowlisted journal view (``reconsolidation.selectors.operation_views``)
 with its originals re-read, and a source page reads the original again. Nothing is cached
 between requests, nothing is inferred: a summary is labelled as derived, never as an
 original, and an operation whose required support is unavailable shows opaque metadata
@@ -18,9 +18,9 @@ from uuid import UUID
 from memory import selectors as memory_selectors
 from memory import vocabulary
 from memory.errors import NotFound as MemoryNotFound
-from reconsolidation.selectors import journal
+from reconsolidation.selectors import operation_views
 from reconsolidation.selectors.derived import DerivedView, operation_derived
-from reconsolidation.selectors.journal import OwnerOperation
+from reconsolidation.selectors.operation_views import OwnerOperation
 from review_ui import words
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -77,7 +77,7 @@ class Detail:
 def operation_detail(principal: Principal, operation_id: UUID) -> Detail:
     """The operation as it is now, with its originals re-read (``NotFound`` when it is
     not the owner's)."""
-    op = journal.operation_detail(principal=principal, operation_id=operation_id, ceiling=CEILING)
+    op = operation_views.operation_detail(principal=principal, operation_id=operation_id, ceiling=CEILING)
     base = dict(operation=op, kind_label=KIND_LABELS.get(op.kind, op.kind),
                 state_label=STATE_LABELS.get(op.state, op.state))
     with owner_context(principal):

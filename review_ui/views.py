@@ -26,7 +26,7 @@ from reconsolidation.services.derived import derived_delete, derived_review
 from reconsolidation.services.operations import operation_act
 from memory import vocabulary
 from review_ui import ask as asking, bounds, bulk, chart, selectors
-from review_ui import journal as journal_reads
+from review_ui import triage
 from review_ui.forms import ActionForm, SignInForm, new_key
 from review_ui.security import clear_review_cookie, public_page, review_page, set_review_cookie
 from review_ui.session import sign_in as exchange_bearer
@@ -91,11 +91,11 @@ def asset(request: HttpRequest, name: str) -> HttpResponse:
 def journal(request: HttpRequest) -> HttpResponse:
     principal = request.review.principal
     try:
-        found = journal_reads.filters(principal, lens=request.GET.get("lens", "all"),
+        found = triage.filters(principal, lens=request.GET.get("lens", "all"),
                                       state=request.GET.get("state", ""), subject=request.GET.get("subject"))
-        page = journal_reads.journal_page(principal, found, cursor=request.GET.get("cursor"))
+        page = triage.journal_page(principal, found, cursor=request.GET.get("cursor"))
     except Invalid:
-        return _journal(request, None, journal_reads.Filters(), status=400,
+        return _journal(request, None, triage.Filters(), status=400,
                         feedback="That filter is not known or no longer available.", tone="failure")
     return _journal(request, page, found)
 
@@ -103,8 +103,8 @@ def journal(request: HttpRequest) -> HttpResponse:
 def _journal(request: HttpRequest, page, found, *, status: int = 200, **extra) -> HttpResponse:
     panel = status_panel(request.review.principal)
     return render(request, "review/journal.html", {
-        "page": page, "filters": found, "lens": found.lens, "state": found.state, "lenses": journal_reads.LENSES,
-        "states": [(code, selectors.STATE_LABELS.get(code, code)) for code in journal_reads.STATES], "status": panel,
+        "page": page, "filters": found, "lens": found.lens, "state": found.state, "lenses": triage.LENSES,
+        "states": [(code, selectors.STATE_LABELS.get(code, code)) for code in triage.STATES], "status": panel,
         "chart": chart.render(panel.days, panel.daily_ceiling_usd, paid=panel.paid),
         "legend": chart.legend(panel.daily_ceiling_usd, paid=panel.paid), "can_write": request.review.can_write,
         "section": "journal", **extra,
@@ -113,8 +113,8 @@ def _journal(request: HttpRequest, page, found, *, status: int = 200, **extra) -
 
 def _journal_refusal(request: HttpRequest, status: int, feedback: str) -> HttpResponse:
     """The unfiltered journal with a refusal; nothing was read from or written for the post."""
-    unfiltered = journal_reads.Filters()
-    return _journal(request, journal_reads.journal_page(request.review.principal, unfiltered), unfiltered,
+    unfiltered = triage.Filters()
+    return _journal(request, triage.journal_page(request.review.principal, unfiltered), unfiltered,
                     status=status, tone="failure", feedback=feedback)
 
 
@@ -127,12 +127,12 @@ def journal_subject(request: HttpRequest) -> HttpResponse:
     lens, state = request.POST.get("lens", "all"), request.POST.get("state", "")
     subject = request.POST.get("subject", "")[:bounds.REVIEW_SUBJECT_MAX_CHARS]
     try:
-        found = journal_reads.filters(principal, lens=lens, state=state, subject=None)
+        found = triage.filters(principal, lens=lens, state=state, subject=None)
     except Invalid:
-        found = journal_reads.Filters()
-    token = journal_reads.subject_token(principal, subject)
+        found = triage.Filters()
+    token = triage.subject_token(principal, subject)
     if token is None:
-        page = journal_reads.journal_page(principal, found)
+        page = triage.journal_page(principal, found)
         return _journal(request, page, found, status=200, typed_subject=subject, tone="failure",
                         feedback="No memory has that subject, so the journal is not filtered by it.")
     query = urlencode({k: v for k, v in (("lens", found.lens), ("state", found.state), ("subject", token)) if v})

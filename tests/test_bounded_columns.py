@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from memory import vocabulary
 from memory.domain import MemoryContent
 from memory.errors import Invalid
-from memory.models import OwnerToken, Principal as PrincipalRow
+from memory.models import OwnerToken, Owner
 from memory.services import owners
 from memory.services import receipts as memory_receipts
 from recall import retriever
@@ -245,12 +245,12 @@ def test_a_display_name_is_accepted_at_its_bound_and_refused_whole_past_it(db):
     limit = bound("memory_principal", "display_name")
     created = owners.owner_create(display_name="n" * limit, now=T0)
     with owner_context(Principal(tenant_id=created.tenant_id, principal_id=created.principal_id)):
-        assert PrincipalRow.objects.get().display_name == "n" * limit
+        assert Owner.objects.get().display_name == "n" * limit
     tenant, principal = uuid.uuid4(), uuid.uuid4()
     with pytest.raises(Invalid, match=f"display_name: at most {limit} characters"):
         owners.owner_create(tenant_id=tenant, principal_id=principal, display_name="n" * (limit + 1), now=T0)
     with owner_context(Principal(tenant_id=tenant, principal_id=principal)):
-        assert not PrincipalRow.objects.exists()
+        assert not Owner.objects.exists()
 
 
 def test_a_token_label_is_accepted_at_its_bound_and_refused_whole_past_it(db):

@@ -28,7 +28,6 @@ import sys
 import uuid
 from dataclasses import replace
 from datetime import datetime, timezone
-from itertools import combinations
 from pathlib import Path
 
 from evals import django_ready  # noqa: F401  (configures Django before the app imports below)

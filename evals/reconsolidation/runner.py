@@ -24,12 +24,11 @@ PNG chart next to it.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path

@@ -23,9 +23,9 @@ from django.db.models import Q
 
 from memory.domain import ErasureReceipt
 from memory.errors import NotFound
-from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, OwnerToken, Person, Principal as PrincipalRow, Session
+from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, Owner, OwnerToken, Person, Session
 from memory.services import receipts
-from memory.services.owner_state import allocate, bump_erasure_fence, journal, lock_owner
+from memory.services.owner_state import allocate, bump_erasure_fence, change_journal_append, lock_owner
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -52,7 +52,7 @@ def _erase_memories(principal: Principal, memory_ids: Iterable[UUID], now: datet
     )
     ids = [row.id for row in rows]
     MemoryRevision.objects.filter(memory_id__in=ids).update(snapshot=ERASED_SNAPSHOT)
-    journal(principal, [(row.id, "erased", row.content_revision) for row in rows], now)
+    change_journal_append(principal, [(row.id, "erased", row.content_revision) for row in rows], now)
     return len(rows)
 
 
@@ -132,7 +132,7 @@ def principal_erase(*, principal: Principal, now: Optional[datetime] = None) -> 
         _erase_events(list(Event.objects.values_list("id", flat=True)), now)
         Session.objects.filter(erased_at__isnull=True).update(erased_at=now)
         Person.objects.update(name="", erased_at=now)
-        PrincipalRow.objects.update(display_name="")
+        Owner.objects.update(display_name="")
         OwnerToken.objects.filter(revoked_at__isnull=True).update(revoked_at=now)
         OwnerToken.objects.update(label="")  # the owner's own words too
         bump_erasure_fence(principal, now)

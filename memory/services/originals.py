@@ -16,8 +16,8 @@ from memory import claims
 from memory.domain import CONTENT_FIELDS, MemoryChanges, MemoryContent, MemoryDraft, MemoryView
 from memory.errors import Conflict, Invalid, NotFound
 from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, Rejection, Session
-from memory.selectors import memory_views, to_view
-from memory.services.owner_state import allocate, journal, lock_owner
+from memory.selectors import memory_views
+from memory.services.owner_state import allocate, change_journal_append, lock_owner
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -116,7 +116,7 @@ def insert_memories(
     Memory.objects.bulk_create(rows)
     MemorySource.objects.bulk_create(sources)
     MemoryRevision.objects.bulk_create(revisions)
-    journal(principal, [(row.id, "created", 1) for row in rows], now)
+    change_journal_append(principal, [(row.id, "created", 1) for row in rows], now)
     return [row.id for row in rows]
 
 
@@ -165,7 +165,7 @@ def apply_content_change(principal: Principal, row: Memory, values: dict, now: d
         tenant_id=principal.tenant_id, principal_id=principal.principal_id, memory_id=row.id,
         revision=row.content_revision, snapshot=content_snapshot(row), recorded_at=now,
     )
-    journal(principal, [(row.id, kind, row.content_revision)], now)
+    change_journal_append(principal, [(row.id, kind, row.content_revision)], now)
     return True
 
 

@@ -58,7 +58,7 @@ def allocate(principal: Principal, *, creations: int = 0, journal: int = 0, posi
     return Allocation(*row)
 
 
-def journal(principal: Principal, entries: list[tuple[UUID, str, int]], now: datetime) -> None:
+def change_journal_append(principal: Principal, entries: list[tuple[UUID, str, int]], now: datetime) -> None:
     """Append (memory_id, kind, content_revision) entries and publish them to the hook.
 
     The entries and the listeners' reactions share the caller's transaction.

@@ -17,7 +17,7 @@ from django.db import connection
 
 from memory.domain import OwnerCreated
 from memory.errors import Invalid, NotFound
-from memory.models import ErasureFence, OwnerToken, Principal as PrincipalRow
+from memory.models import ErasureFence, OwnerToken, Owner
 from memory.services.owner_state import lock_owner
 from veetbot.clock import utcnow
 from veetbot.identity import ALL_SCOPES, Principal
@@ -85,11 +85,11 @@ def owner_create(
     """Create (or reuse) an owner and issue a new token for it."""
     now = now or utcnow()
     scopes = _check_scopes(scopes)
-    display_name = _fits(display_name, PrincipalRow, "display_name")
+    display_name = _fits(display_name, Owner, "display_name")
     principal = Principal(tenant_id=tenant_id or uuid.uuid4(), principal_id=principal_id or uuid.uuid4())
     with owner_context(principal):
         lock_owner(principal)
-        row, created = PrincipalRow.objects.get_or_create(
+        row, created = Owner.objects.get_or_create(
             tenant_id=principal.tenant_id, principal_id=principal.principal_id,
             defaults={"display_name": display_name, "created_at": now},
         )

@@ -1,5 +1,5 @@
 """Output shapes of the operation routes: DRF serializers that render
-``reconsolidation.selectors.journal`` values. The HTTP views and the ``memory_reconsolidations``
+``reconsolidation.selectors.operation_views`` values. The HTTP views and the ``memory_reconsolidations``
 command both render through ``render_operation`` / ``render_page``, so the CLI's ``--json``
 is the HTTP body. Field order is the wire order; nothing outside the allowlist is declared
 here, so nothing else can be rendered.

@@ -1,7 +1,7 @@
 """HTTP views of the operation journal under /v1/memory-reconsolidations.
 
 Thin: parse (``memory.api.parsing``, the strict ``inputs``), call one selector or service
-(``selectors.journal`` for reads, ``services.operations.operation_act`` for actions), render with
+(``selectors.operation_views`` for reads, ``services.operations.operation_act`` for actions), render with
 ``serializers``. The surface answers not_found unless both AGENT_MEMORY_API_ENABLED and
 AGENT_MEMORY_RECONSOLIDATION_API_ENABLED are on (read per request, before
 authentication), but never looks at the processing switch: history, detail, review and
@@ -26,7 +26,7 @@ from reconsolidation import bounds
 from reconsolidation.api import inputs
 from reconsolidation.api.serializers import OperationPageSerializer, OperationSerializer, render_operation, render_page
 from reconsolidation.domain import OPERATION_KINDS, OPERATION_STATES
-from reconsolidation.selectors import journal
+from reconsolidation.selectors import operation_views
 from reconsolidation.selectors.operations import MAX_CURSOR_CHARS
 from reconsolidation.services.operations import operation_act
 from rest_framework import exceptions
@@ -81,7 +81,7 @@ class OperationCollectionView(OperationApiView):
     )
     def get(self, request):
         q = parsing.query(request, LIST_QUERY)
-        page = journal.operation_page(principal=self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
+        page = operation_views.operation_page(principal=self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
                                           limit=q["limit"], kind=q["kind"], state=q["state"])
         return Response(render_page(page))
 
@@ -98,7 +98,7 @@ class OperationDetailView(OperationApiView):
     def get(self, request, operation_id: str):
         operation_id = parsing.path_id(operation_id)
         q = parsing.query(request, parsing.CEILING_ONLY)
-        return Response(render_operation(journal.operation_detail(principal=self.principal, operation_id=operation_id,
+        return Response(render_operation(operation_views.operation_detail(principal=self.principal, operation_id=operation_id,
                                                                   ceiling=q["ceiling"])))
 
 
@@ -123,10 +123,10 @@ class OperationActionView(OperationApiView):
         key = parsing.idempotency_key(request)
         body, _ = parsing.body(request, inputs.OperationAction)
         # Existence under this ceiling first: above-ceiling is not_found, never acted on.
-        journal.operation_detail(principal=self.principal, operation_id=operation_id, ceiling=q["ceiling"])
+        operation_views.operation_detail(principal=self.principal, operation_id=operation_id, ceiling=q["ceiling"])
         acted = operation_act(principal=self.principal, action=self.action, operation_id=operation_id,
                               expected_revision=body.expected_revision, idempotency_key=key)
-        response = Response(render_operation(journal.operation_detail(
+        response = Response(render_operation(operation_views.operation_detail(
             principal=self.principal, operation_id=acted.operation.id, ceiling=q["ceiling"])))
         if acted.replayed:
             response["Idempotency-Replayed"] = "true"

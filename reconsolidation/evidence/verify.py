@@ -47,7 +47,6 @@ dreaming. It never writes and never raises for a bad report: every failure is a 
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation

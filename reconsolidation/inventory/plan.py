@@ -10,7 +10,6 @@ from uuid import UUID
 from reconsolidation import bounds
 from reconsolidation.domain import SlicePlan
 from reconsolidation.errors import LeaseLost
-from reconsolidation.inventory import sql
 from reconsolidation.inventory.groups import pending_groups
 from reconsolidation.inventory.lanes import NO_BOUND, as_page, fetch_rows, split
 from reconsolidation.models import ReconsolidationJob

@@ -23,7 +23,7 @@ from memory import vocabulary
 from memory.models import Memory
 from reconsolidation.errors import Conflict, Invalid, NotFound
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
-from reconsolidation.selectors.journal import available_support
+from reconsolidation.selectors.operation_views import available_support
 from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context

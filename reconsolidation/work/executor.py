@@ -44,12 +44,7 @@ from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 
 from reconsolidation import bounds
-from reconsolidation.work.admission import (
-    Admission,
-    clear_shutdown,
-    request_shutdown,
-    shutdown_requested,
-)  # noqa: F401
+from reconsolidation.work.admission import Admission, request_shutdown, shutdown_requested
 from reconsolidation.domain import GroupLease, SpendReceipt
 from reconsolidation.errors import LeaseLost, ReconsolidationError
 from reconsolidation.leases import processing_enabled

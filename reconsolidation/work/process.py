@@ -58,9 +58,9 @@ from uuid import uuid4
 from reconsolidation import bounds, mode
 from reconsolidation.work import model_path
 from reconsolidation.work.replan import replan_union
-from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, InputRef, OperationView, input_digest
+from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, OperationView
 from reconsolidation.errors import (
-    BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, ReconsolidationError, StaleInputs,
+    BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, StaleInputs,
 )
 from reconsolidation.providers.rules import provider as rules
 from reconsolidation.providers import selection

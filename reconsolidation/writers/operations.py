@@ -35,7 +35,7 @@ from reconsolidation.domain import (
 )
 from reconsolidation.errors import BudgetExhausted, Conflict, FenceLost, Invalid, StaleInputs
 from reconsolidation.models import (
-    DerivedMemory, ReconsolidationBlock, ReconsolidationDependency, ReconsolidationGroup, ReconsolidationMember,
+    DerivedMemory, ReconsolidationDependency, ReconsolidationGroup, ReconsolidationMember,
     ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, locked_group, locked_job, operation_view, owner_fields

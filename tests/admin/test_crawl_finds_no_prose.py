@@ -12,7 +12,7 @@ import pytest
 from django.contrib import admin
 
 from memory.models import (
-    EventPart, Memory, MemoryRevision, OwnerToken, Person, Principal as OwnerRow, Session,
+    EventPart, Memory, MemoryRevision, OwnerToken, Person, Owner as OwnerRow, Session,
 )
 from reconsolidation.models import DerivedMemory
 from tests.admin import leaky_site

@@ -11,7 +11,7 @@ from django.test import Client
 
 from reconsolidation.models import ReconsolidationJob
 from veetbot.admin import is_owner_model
-from veetbot.rls import owner_context, staff_context
+from veetbot.rls import staff_context
 
 
 def owner_models():

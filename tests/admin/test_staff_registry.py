@@ -9,14 +9,14 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
 from memory.models import (
-    ChangeJournal, Event, EventPart, Memory, MemoryRevision, MemorySource, OwnerToken, Person, Principal, Rejection,
+    ChangeJournal, Event, EventPart, Memory, MemoryRevision, MemorySource, Owner, OwnerToken, Person, Rejection,
     Session, StaffOwnerDirectory, StaffTokenDirectory,
 )
 from recall.models import MemoryVector
 from reconsolidation.models import DerivedMemory, ReconsolidationBlock
 from veetbot.admin import ContentFreeAdmin, StaffAdminSite, is_owner_model
 
-PROSE_MODELS = [Principal, OwnerToken, Person, Session, Event, EventPart, Memory, MemorySource, MemoryRevision,
+PROSE_MODELS = [Owner, OwnerToken, Person, Session, Event, EventPart, Memory, MemorySource, MemoryRevision,
                 Rejection, MemoryVector, DerivedMemory, ReconsolidationBlock]
 AUTH_TABLES = ["auth_user", "auth_group", "auth_permission", "auth_user_user_permissions", "auth_user_groups",
                "django_session", "django_admin_log", "django_content_type"]
@@ -88,11 +88,11 @@ def test_auth_tables_have_no_rls_and_the_runtime_role_may_use_them(db):
 
 def test_owner_and_token_directories_are_content_free_views_shown_only_to_staff(db):
     from memory.services import owner_create, token_create
-    from veetbot.identity import Principal as Owner
+    from veetbot.identity import Principal
     from veetbot.rls import owner_context, staff_context
 
     created = owner_create(display_name="directory secret name")
-    owner = Owner(tenant_id=created.tenant_id, principal_id=created.principal_id)
+    owner = Principal(tenant_id=created.tenant_id, principal_id=created.principal_id)
     token_create(principal=owner, label="directory secret label")
     for model in DIRECTORY_VIEWS:
         assert model in admin.site._registry and isinstance(admin.site._registry[model], ContentFreeAdmin)

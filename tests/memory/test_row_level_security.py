@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 from django.apps import apps
-from django.db import IntegrityError, connection, connections, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.utils import ProgrammingError
 
 from memory import services

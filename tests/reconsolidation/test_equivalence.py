@@ -3,7 +3,6 @@ the statement, and any difference in a key field, blocks a merge. The canonical 
 oldest creation key, then the UUID."""
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import timedelta
 from uuid import UUID
 

@@ -16,7 +16,7 @@ from reconsolidation.models import (
     ReconsolidationAudit, ReconsolidationDependency, ReconsolidationGroup, ReconsolidationOperation,
 )
 from tests.factories import T0, make_owner
-from tests.reconsolidation.helpers import digest, original, proposal, refs, snapshot
+from tests.reconsolidation.helpers import original, proposal, refs, snapshot
 from veetbot.rls import owner_context
 
 LEASE = timedelta(seconds=bounds.RECON_LEASE_SECONDS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from reconsolidation.dry_run import dry_run_slice
 from reconsolidation import driver
 from reconsolidation.errors import ReconsolidationDisabled
 from reconsolidation.models import ReconsolidationOperation
@@ -28,7 +29,7 @@ def test_with_processing_off_no_slice_starts_and_nothing_is_written(bank, settin
     with pytest.raises(ReconsolidationDisabled):
         driver.run_until_idle(principal, lease_owner="test", store=store, now=day_one)
     with pytest.raises(ReconsolidationDisabled):
-        driver.dry_run_slice(principal, now=day_one)
+        dry_run_slice(principal, now=day_one)
     assert owner_row_counts(principal) == before and row_counts() == everything
 
 

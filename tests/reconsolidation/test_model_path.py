@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from evals.reconsolidation.responder import HeuristicResponder, propose, verify
-from memory.models import Memory
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationOperation, ReconsolidationSpend
 from reconsolidation.work.process import process_group
 from tests.factories import make_owner

@@ -12,7 +12,7 @@ from memory.domain import MemoryChanges
 from reconsolidation import bounds
 from reconsolidation.models import ReconsolidationAudit, ReconsolidationGroup
 from reconsolidation.work.process import process_group
-from tests.factories import T0, make_owner
+from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, spend_of
 from tests.reconsolidation.work_builders import active_members, by_kind, claimed_group, derived_rows, process
 from veetbot.rls import owner_context

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from reconsolidation.dry_run import dry_run_slice
 from reconsolidation import bounds
 from reconsolidation import driver
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationJob
@@ -208,7 +209,7 @@ def test_the_dry_run_previews_the_next_slice_exactly_and_writes_nothing(db, enab
     memories = pairs(principal, 6)
     excluded = original(principal, "A restricted note.", subject="pair 0", sensitivity="restricted")
     before = owner_row_counts(principal)
-    preview = driver.dry_run_slice(principal, now=day_one)
+    preview = dry_run_slice(principal, now=day_one)
     assert owner_row_counts(principal) == before
 
     assert preview.due and preview.new_generation and preview.generation == 1
@@ -227,7 +228,7 @@ def test_a_dry_run_with_nothing_due_says_so(paired, enabled, store, day_one):
     principal, _ = paired
     driver.run_until_idle(principal, lease_owner="test", store=store, process=no_change, now=day_one)
     before = owner_row_counts(principal)
-    preview = driver.dry_run_slice(principal, now=day_one + timedelta(minutes=5))
+    preview = dry_run_slice(principal, now=day_one + timedelta(minutes=5))
     assert not preview.due and preview.anchors == () and preview.pending_groups == 0
     assert owner_row_counts(principal) == before
 

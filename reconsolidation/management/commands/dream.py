@@ -33,6 +33,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memory.management.commands._owner_option import parse_owner
 from django.core.exceptions import ImproperlyConfigured
 
+from reconsolidation.dry_run import DryRun, dry_run_slice
 from reconsolidation import mode
 from reconsolidation import driver
 from reconsolidation.errors import ReconsolidationDisabled
@@ -65,7 +66,7 @@ def slice_json(number: int, run: driver.SliceRun) -> dict[str, Any]:
     }
 
 
-def dry_run_json(preview: driver.DryRun) -> dict[str, Any]:
+def dry_run_json(preview: DryRun) -> dict[str, Any]:
     return {
         "dry_run": True, "due": preview.due, "leased_elsewhere": preview.leased_elsewhere,
         "generation": preview.generation, "new_generation": preview.new_generation,
@@ -119,7 +120,7 @@ class Command(BaseCommand):
             raise CommandError(DISABLED)
 
     def _dry_run(self, principal: Principal, as_json: bool) -> None:
-        preview = driver.dry_run_slice(principal)
+        preview = dry_run_slice(principal)
         if as_json:
             self.stdout.write(json.dumps(dry_run_json(preview)))
             return

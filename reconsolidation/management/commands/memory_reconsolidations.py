@@ -25,7 +25,7 @@ from memory.management.commands._owner_option import parse_owner
 from reconsolidation import bounds
 from reconsolidation.api.serializers import render_operation, render_page, to_json
 from reconsolidation.domain import OPERATION_KINDS, OPERATION_STATES
-from reconsolidation.selectors import journal
+from reconsolidation.selectors import operation_views
 from reconsolidation.services.operations import operation_undo
 from veetbot import api_errors
 
@@ -55,17 +55,17 @@ class Command(BaseCommand):
         self._check_options(action, options)
         try:
             if action == "list":
-                data = render_page(journal.operation_page(
+                data = render_page(operation_views.operation_page(
                     principal=principal, ceiling=options["ceiling"], cursor=options["cursor"], limit=options["limit"],
                     kind=options["kind"], state=options["state"]))
             else:
                 operation_id = self._operation_id(options["operation_id"])
                 if action == "undo":
-                    journal.operation_detail(principal=principal, operation_id=operation_id, ceiling=options["ceiling"])
+                    operation_views.operation_detail(principal=principal, operation_id=operation_id, ceiling=options["ceiling"])
                     operation_undo(principal=principal, operation_id=operation_id,
                                    expected_revision=options["expected_revision"],
                                    idempotency_key=options["idempotency_key"])
-                data = render_operation(journal.operation_detail(principal=principal, operation_id=operation_id,
+                data = render_operation(operation_views.operation_detail(principal=principal, operation_id=operation_id,
                                                                  ceiling=options["ceiling"]))
         except memory_errors.MemoryError_ as error:
             self._fail(error, options["json"])

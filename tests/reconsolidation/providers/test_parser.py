@@ -13,7 +13,7 @@ from reconsolidation.providers.parser import (
     REFUSAL_REASONS, REJECTION_REASONS, ProposalParse, Refusal, parse_proposal, parse_verification,
 )
 from tests.reconsolidation.providers.builders import (
-    dumps, fresh_id, memory, merge_proposal, part, prepared, simple_group, verification,
+    dumps, fresh_id, merge_proposal, prepared, simple_group, verification,
 )
 
 

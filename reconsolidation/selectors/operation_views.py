@@ -30,7 +30,7 @@ from memory import vocabulary
 from memory.models import Memory
 from memory.services.owner_state import lock_owner
 from reconsolidation import bounds
-from reconsolidation.domain import OperationPage, OperationView
+from reconsolidation.domain import OperationPage
 from reconsolidation.models import DerivedMemory, ReconsolidationMember, ReconsolidationOperation
 from reconsolidation.selectors.operations import operation_get, operation_list
 from reconsolidation.writers import apply, operations

@@ -22,8 +22,8 @@ from memory import selectors as memory_selectors
 from memory.errors import NotFound as MemoryNotFound
 from reconsolidation.errors import Invalid
 from reconsolidation.domain import OPERATION_STATES
-from reconsolidation.selectors import journal
-from reconsolidation.selectors.journal import OwnerOperation
+from reconsolidation.selectors import operation_views
+from reconsolidation.selectors.operation_views import OwnerOperation
 from reconsolidation.selectors.operations import operation_subjects
 from review_ui import bounds, words
 from veetbot.identity import Principal
@@ -166,7 +166,7 @@ def _headline(op: OwnerOperation, by_id: dict) -> tuple[str, int]:
 
 def journal_page(principal: Principal, f: Filters, *, cursor: Optional[str] = None) -> JournalPage:
     """One page under the filters, newest first; a bad cursor is ``Invalid``."""
-    page = journal.operation_page(principal=principal, ceiling=CEILING, cursor=cursor or None,
+    page = operation_views.operation_page(principal=principal, ceiling=CEILING, cursor=cursor or None,
                                   limit=bounds.REVIEW_JOURNAL_PAGE_SIZE, kind=f.kind, state=f.state or None,
                                   subject=f.subject or None)
     return JournalPage(filters=f, cards=_cards(principal, page.items), next_cursor=page.next_cursor,
