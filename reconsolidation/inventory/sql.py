@@ -4,7 +4,7 @@ Eligibility (``EXCLUSION_REASON``) is one CASE expression: the first failing fil
 content-free reason code, or '' for an eligible original. The same filters, in the same
 order, are frozen into the ``reconsolidation_neighbours`` function of migration 0002 and
 applied there *before* every bound, so a planted ineligible row can neither join a group
-nor displace an eligible neighbour. ``tests/reconsolidation/test_selection_bounds.py``
+nor displace an eligible neighbour. ``tests/reconsolidation/inventory/test_selection_bounds.py``
 holds both to the same planted rows.
 
 Why a function for neighbours: under forced row-level security the planner may not use a

@@ -37,7 +37,7 @@ a stream). The rules provider has none of that: it is a pure, local function ove
 views read in step 1 — no bytes are serialized or sent, so no egress policy applies ("the
 rules provider is local and needs no egress"), there is no price to bound and no stream to
 cancel, and it returns in milliseconds inside the slice's own deadline. What the contract
-still requires holds here too, and ``tests/reconsolidation/test_process_group.py`` checks
+still requires holds here too, and ``tests/reconsolidation/work/test_process_group.py`` checks
 it: one reservation per batch under a digest of the request's identity before the call; the content-free
 call audit (provider ``rules``, model ``rules@1``, stage ``proposal``) written with it;
 settlement ``verified`` at the reserved amount with a completion of zero tokens (``unknown``

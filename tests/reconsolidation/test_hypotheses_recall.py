@@ -12,7 +12,7 @@ from memory.services import memory_revise
 from tests.factories import T0, make_owner
 from tests.recall.helpers import Bank
 from tests.reconsolidation.helpers import original
-from tests.reconsolidation.test_hypotheses import Connecting
+from tests.reconsolidation.writers.test_hypotheses import Connecting
 from tests.reconsolidation.work_builders import claimed_group
 from reconsolidation.work.process import process_group
 from reconsolidation.services.operations import operation_approve

@@ -22,7 +22,7 @@ from reconsolidation.leases import rotated_start_key
 from tests.factories import T0, make_owner
 from evals.fixtures.bulk import bulk_originals, bulk_touch
 from tests.reconsolidation.helpers import drain, groups_of, job_of, receipts_of
-from tests.reconsolidation.test_equivalence_pass import one_slice
+from tests.reconsolidation.inventory.test_equivalence_pass import one_slice
 from veetbot.rls import owner_context
 
 DECIDED = {"grouped", "duplicate", "no_neighbours"}

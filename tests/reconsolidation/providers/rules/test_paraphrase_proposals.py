@@ -14,7 +14,7 @@ from reconsolidation.providers.rules import paraphrase
 from reconsolidation.writers import apply
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, refs
-from tests.reconsolidation.test_unattended_mode import report
+from tests.reconsolidation.evidence.test_unattended_mode import report
 from tests.reconsolidation.work_builders import active_members, approve, by_kind, claimed_group, process
 from tests.recall.helpers import Bank
 from veetbot.rls import owner_context

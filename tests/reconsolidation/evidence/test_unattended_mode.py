@@ -17,7 +17,11 @@ from reconsolidation.models import ReconsolidationSpend
 from reconsolidation.work.process import process_group
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original
-from tests.reconsolidation.test_unattended_gate import build_report, passing_report, write_evidence
+from tests.reconsolidation.evidence.test_unattended_gate import (
+    build_report,
+    passing_report,
+    write_evidence,
+)
 from tests.reconsolidation.work_builders import claimed_group
 from reconsolidation.services.operations import operation_approve
 from veetbot.rls import owner_context

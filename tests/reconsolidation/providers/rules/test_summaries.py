@@ -20,7 +20,7 @@ from reconsolidation.providers.rules.summaries import (
     render,
 )
 from tests.factories import T0
-from tests.reconsolidation.test_equivalence import view
+from tests.reconsolidation.providers.rules.test_equivalence import view
 
 OVERHEAD = len(HEADING) + 2 * (1 + len(BULLET))  # heading, two newlines, two bullets
 

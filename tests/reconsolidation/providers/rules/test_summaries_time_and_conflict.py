@@ -26,7 +26,7 @@ from reconsolidation.providers.rules.summaries import (
 )
 from tests.factories import T0, make_owner
 from tests.reconsolidation.helpers import original
-from tests.reconsolidation.test_equivalence import view
+from tests.reconsolidation.providers.rules.test_equivalence import view
 from tests.reconsolidation.work_builders import approve, by_kind, derived_rows, process
 
 DEMO_BANK = Path(__file__).resolve().parents[2] / "evals" / "fixtures" / "demo-bank.json"

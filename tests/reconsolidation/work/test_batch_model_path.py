@@ -30,7 +30,7 @@ from reconsolidation.store import ReconsolidationStore
 from reconsolidation.work.model_path import process_batch
 from tests.factories import make_owner
 from tests.reconsolidation.helpers import original, refs
-from tests.reconsolidation.test_unattended_mode import report
+from tests.reconsolidation.evidence.test_unattended_mode import report
 from tests.reconsolidation.work_builders import approve, by_kind, merged
 from veetbot.rls import owner_context
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from reconsolidation.providers.rules import provider as rules
-from tests.reconsolidation.test_equivalence import view
+from tests.reconsolidation.providers.rules.test_equivalence import view
 
 
 def kinds(proposals):
@@ -61,7 +61,7 @@ def test_proposals_name_only_supplied_sources_and_carry_the_rules_identity():
 
 
 def test_a_contradiction_inside_a_related_group_is_flagged_not_summarised():
-    from tests.reconsolidation.test_summaries_time_and_conflict import theo
+    from tests.reconsolidation.providers.rules.test_summaries_time_and_conflict import theo
     views = [theo(1, "Theo lives in Paris."), theo(2, "Theo lives in Berlin."), theo(3, "Theo has a cat.")]
     proposals = rules.propose(views)
     assert [p.kind for p in proposals] == ["flag_conflict"]
