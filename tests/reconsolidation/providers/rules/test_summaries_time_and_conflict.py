@@ -29,7 +29,7 @@ from tests.reconsolidation.helpers import original
 from tests.reconsolidation.providers.rules.test_equivalence import view
 from tests.reconsolidation.work_builders import approve, by_kind, derived_rows, process
 
-DEMO_BANK = Path(__file__).resolve().parents[2] / "evals" / "fixtures" / "demo-bank.json"
+DEMO_BANK = Path(__file__).resolve().parents[4] / "evals" / "fixtures" / "demo-bank.json"
 THEO, DANA = "person:theo", "person:dana"
 DAY = timedelta(days=1)
 
