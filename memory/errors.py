@@ -9,6 +9,16 @@ class NotFound(MemoryError_):
     """Unknown, foreign, erased or above-ceiling: indistinguishable on purpose."""
 
 
+class MissingReference(NotFound):
+    """A well-formed request naming something the owner does not have: a cited message
+    part, a session scope, a person speaker. Not malformed — no schema can say which IDs
+    exist — so it is not_found, with the fields that name nothing (never their values)."""
+
+    def __init__(self, problems: list[str] | str):
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("; ".join(self.problems))
+
+
 class Invalid(MemoryError_):
     def __init__(self, problems: list[str] | str):
         self.problems = [problems] if isinstance(problems, str) else list(problems)

@@ -82,6 +82,8 @@ _CONFLICT_PROBLEMS = {
 def _service_error(exc) -> Response | None:
     if isinstance(exc, errors.Invalid):
         return error_response("validation_error", 400, [_service_problem(p) for p in exc.problems])
+    if isinstance(exc, errors.MissingReference):
+        return error_response("not_found", 404, [_service_problem(p) for p in exc.problems])
     if isinstance(exc, errors.NotFound):
         return error_response("not_found", 404)
     if isinstance(exc, errors.Conflict):

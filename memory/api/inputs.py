@@ -15,6 +15,7 @@ from uuid import UUID
 
 from django.conf import settings
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from memory import vocabulary
 from memory.domain import BeliefType, EventKind, MemoryDraft, Polarity, ReviewAction, Sensitivity, SourceRef
@@ -32,6 +33,13 @@ EntityId = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 # and PostgreSQL, which refuses offsets beyond 15:59, only ever sees UTC.
 INSTANT_YEARS = (2, 9998)
 INSTANT_YEAR_PATTERN = r"^(000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-"
+
+
+def _each_once(sources: list) -> list:
+    """The schema's uniqueItems: citing the same part twice is malformed."""
+    if len(set(sources)) != len(sources):
+        raise PydanticCustomError("repeated_source", "a source is cited twice")
+    return sources
 
 
 def _utc_instant(value: datetime) -> datetime:
@@ -61,16 +69,17 @@ class Source(Body):
 class MemoryCreate(Body):
     """An explicit owner memory citing parts of the owner's own messages.
 
-    Beyond its shape: every source names a live part of one of the owner's own
-    user.message.created events, no part twice; a session scope names a live session;
-    expires_at is after valid_from (which defaults to now). Otherwise validation_error.
+    Beyond its shape: expires_at is after valid_from (which defaults to now), otherwise
+    validation_error. Every source names a live part of one of the owner's own
+    user.message.created events and a session scope names a live session, otherwise
+    not_found: a reference that names nothing is not a malformed request.
     """
 
     subject: str = Field(min_length=1, max_length=settings.MEMORY_SUBJECT_MAX_CHARS)
     statement: str = Field(min_length=1, max_length=settings.MEMORY_STATEMENT_MAX_CHARS)
     belief_type: BeliefType
-    sources: list[Source] = Field(min_length=1, max_length=MAX_SOURCES,
-                                  description="Parts of the owner's own user.message.created events.")
+    sources: Annotated[list[Source], AfterValidator(_each_once)] = Field(min_length=1, max_length=MAX_SOURCES, json_schema_extra={"uniqueItems": True},
+                                  description="Parts of the owner's own user.message.created events, each once.")
     polarity: Polarity = "affirmed"
     sensitivity: Sensitivity = "internal"
     scope: str = Field(default="user", pattern=vocabulary.SCOPE.pattern,
@@ -109,7 +118,7 @@ class SessionCreate(Body):
 
 class EventAppend(Body):
     """One message or tool result. A person:<uuid> speaker must name a live person of the
-    owner's (otherwise validation_error); an unknown session is not_found."""
+    owner's, and the session must be a live one: otherwise not_found."""
 
     kind: EventKind
     speaker: str = Field(pattern=vocabulary.SPEAKER.pattern, description="owner, assistant, tool or person:<uuid>")

@@ -148,11 +148,13 @@ def path_id(name: str, what: str) -> OpenApiParameter:
 _ERRORS = {
     400: "validation_error: the request is malformed or not allowed (details name fields, never values). "
          "Besides what this document states, also for rules it cannot: a body that is not a JSON object or "
-         "has duplicate keys, strings with lone surrogates, the cross-field and reference rules each route "
-         "describes, a cursor not issued for this very request.",
+         "has duplicate keys, strings with lone surrogates, the cross-field rules each route describes, a "
+         "cursor not issued for this very request.",
     401: "authorization_error: missing, malformed, unknown or revoked token.",
     403: "authorization_error: the token lacks the scope this method needs.",
-    404: "not_found: unknown, foreign, erased or above-ceiling ID (or the API is disabled).",
+    404: "not_found: unknown, foreign, erased or above-ceiling ID (or the API is disabled); also a "
+         "well-formed body whose reference names nothing of the owner's (a cited message part, a session "
+         "scope, a person speaker): then details name the field.",
     406: "not_acceptable: the Accept header admits no JSON response.",
     409: "conflict: Idempotency-Key reused with another request, or a claim the owner rejected.",
 }

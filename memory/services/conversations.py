@@ -11,7 +11,7 @@ from django.conf import settings
 from memory import vocabulary
 from memory.claims import text_sha256
 from memory.domain import EventView, PersonView, SessionView
-from memory.errors import Invalid, NotFound
+from memory.errors import Invalid, MissingReference, NotFound
 from memory.models import Event, EventPart, Person, Session
 from memory.selectors import event_view, session_view
 from veetbot.clock import utcnow
@@ -50,7 +50,7 @@ def _check_speaker(speaker: str) -> None:
         raise Invalid("speaker: must be owner, assistant, tool or person:<uuid>")
     if match := vocabulary.PERSON_REF.match(speaker):
         if not Person.objects.filter(id=match.group(1), erased_at__isnull=True).exists():
-            raise Invalid("speaker: unknown person")
+            raise MissingReference("speaker: unknown person")
 
 
 def event_append(

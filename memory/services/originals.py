@@ -14,7 +14,7 @@ from uuid import UUID
 
 from memory import claims
 from memory.domain import CONTENT_FIELDS, MemoryChanges, MemoryContent, MemoryDraft, MemoryView
-from memory.errors import Conflict, Invalid, NotFound
+from memory.errors import Conflict, Invalid, MissingReference, NotFound
 from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, Rejection, Session
 from memory.selectors import memory_views
 from memory.services.owner_state import allocate, change_journal_append, lock_owner
@@ -41,31 +41,35 @@ def _claim_of(content) -> str:
     )
 
 
-def _check_sources(drafts: Sequence[MemoryDraft], *, owner_evidence_only: bool) -> list[str]:
-    """Every source must name a live event of this owner and one of that event's parts."""
+def _missing_sources(drafts: Sequence[MemoryDraft], *, owner_evidence_only: bool) -> list[str]:
+    """Sources that name nothing usable: an event that is not a live one of this owner's
+    (or, for owner evidence, not a message the owner wrote), or a part not of that event."""
     part_ids = {ref.part for draft in drafts for ref in draft.sources}
     parts = dict(EventPart.objects.filter(id__in=part_ids).values_list("id", "event_id"))
     event_ids = {ref.event for draft in drafts for ref in draft.sources}
     events = {e.id: e for e in Event.objects.filter(id__in=event_ids, erased_at__isnull=True)}
-    problems = []
+    missing = []
     for index, draft in enumerate(drafts):
         for n, ref in enumerate(draft.sources):
             where = f"memories[{index}].sources[{n}]"
             event = events.get(ref.event)
             if event is None:
-                problems.append(f"{where}.event: unknown event")
+                missing.append(f"{where}.event: unknown event")
             elif parts.get(ref.part) != ref.event:
-                problems.append(f"{where}.part: not a part of that event")
+                missing.append(f"{where}.part: not a part of that event")
             elif owner_evidence_only and (
                 event.kind != "user.message.created" or event.speaker != "owner" or event.excluded
             ):
-                problems.append(f"{where}.event: not an owner message")
-        if len({ref.part for ref in draft.sources}) != len(draft.sources):
-            problems.append(f"memories[{index}].sources: repeated part")
-    return problems
+                missing.append(f"{where}.event: not an owner message")
+    return missing
 
 
-def _check_session_scopes(drafts: Sequence[MemoryDraft]) -> list[str]:
+def _repeated_parts(drafts: Sequence[MemoryDraft]) -> list[str]:
+    return [f"memories[{index}].sources: repeated part" for index, draft in enumerate(drafts)
+            if len({ref.part for ref in draft.sources}) != len(draft.sources)]
+
+
+def _missing_session_scopes(drafts: Sequence[MemoryDraft]) -> list[str]:
     wanted = {d.scope.split(":", 1)[1] for d in drafts if d.scope.startswith("session:")}
     known = {str(s) for s in Session.objects.filter(id__in=wanted, erased_at__isnull=True).values_list("id", flat=True)}
     return [
@@ -84,9 +88,11 @@ def insert_memories(
     allocate creation_sequence and write journal entries the same way.
     """
     lock_owner(principal)
-    problems = _check_sources(drafts, owner_evidence_only=owner_evidence_only) + _check_session_scopes(drafts)
-    if problems:
-        raise Invalid(problems)
+    missing = _missing_sources(drafts, owner_evidence_only=owner_evidence_only) + _missing_session_scopes(drafts)
+    if missing:
+        raise MissingReference(missing)
+    if repeated := _repeated_parts(drafts):
+        raise Invalid(repeated)
     hashes = [_claim_of(d) for d in drafts]
     if Rejection.objects.filter(claim_sha256__in=set(hashes)).exists():
         raise Conflict(REJECTED_CLAIM)

@@ -41,6 +41,20 @@ class Stack:
         """An owner and its token, made by the operator command (as a deployment would)."""
         return stack.manage_json(self.env, "create_owner", "--name", name)
 
+    def dreaming_settled(self, principal_id: str) -> bool:
+        """The owner's dreaming is done for now: today's pass completed, no slice holds a
+        lease and no group waits. A test that snapshots the owner's rows waits for this, so
+        what it reads does not depend on how far the workers got."""
+        with self.database.connect() as conn:
+            open_jobs, completed = conn.execute(
+                "SELECT count(*) FILTER (WHERE state = 'open' OR lease_token IS NOT NULL),"
+                " count(*) FILTER (WHERE state = 'completed') FROM reconsolidation_reconsolidationjob"
+                " WHERE principal_id = %s", [principal_id]).fetchone()
+            waiting = conn.execute(
+                "SELECT count(*) FROM reconsolidation_reconsolidationgroup"
+                " WHERE principal_id = %s AND state IN ('pending', 'leased')", [principal_id]).fetchone()[0]
+        return open_jobs == 0 and completed > 0 and waiting == 0
+
 
 @pytest.fixture(scope="session")
 def product():

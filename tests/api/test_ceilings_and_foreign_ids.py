@@ -87,7 +87,7 @@ def test_other_owners_list_does_not_include_foreign_memories(api, owner, other_o
 def test_memory_cannot_cite_a_foreign_event(api, owner, other_owner):
     foreign_event = other_owner.message()
     response = api.post("/v1/memories", owner.token, memory_body(foreign_event))
-    assert assert_error(response, 400, "validation_error") == [{"field": "sources.0.event", "problem": "unknown event"}]
+    assert assert_error(response, 404, "not_found") == [{"field": "sources.0.event", "problem": "unknown event"}]
     assert owner.counts()["memories"] == 0 and other_owner.counts()["memories"] == 0
 
 

@@ -168,10 +168,13 @@ def test_event_body_is_closed_and_typed(api, owner, event):
     assert owner.counts()["events"] == events_before
 
 
-def test_event_naming_an_unknown_person_is_refused(api, owner, event):
+def test_event_naming_an_unknown_person_is_not_found(api, owner, event):
     path = f"/v1/sessions/{event.session}/events"
     body = {"kind": "user.message.created", "speaker": "person:00000000-0000-4000-8000-000000000000", "parts": ["Hi"]}
-    assert _refused(api, owner, path=path, body=body) == [{"field": "speaker", "problem": "unknown person"}]
+    events_before = owner.counts()["events"]
+    response = api.post(path, owner.token, body, key="unknown-person")
+    assert assert_error(response, 404, "not_found") == [{"field": "speaker", "problem": "unknown person"}]
+    assert owner.counts()["events"] == events_before
 
 
 def test_delete_refuses_a_body(api, owner, event):

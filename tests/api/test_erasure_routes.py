@@ -102,11 +102,11 @@ def test_erasing_a_person_removes_their_name_and_the_memories_about_them(api, ow
     assert row.name == "" and row.erased_at is not None and erased(owner, Memory, memory.id)
     again = api.delete(f"/v1/people/{person.id}", owner.token, key="forget-1")
     assert again.json() == response.json() and again["Idempotency-Replayed"] == "true"
-    # A message naming the erased person as speaker is refused, like any unknown person.
+    # A message naming the erased person as speaker names nothing, like any unknown person.
     session = services.session_create(principal=owner.principal, started_at=T0)
     refused = api.post(f"/v1/sessions/{session.id}/events", owner.token, {
         "kind": "user.message.created", "speaker": f"person:{person.id}", "parts": ["hi"]}, key="ev-1")
-    assert_error(refused, 400, "validation_error")
+    assert_error(refused, 404, "not_found")
 
 
 # --- the whole account -------------------------------------------------------------------

@@ -135,7 +135,7 @@ def test_replay_of_an_event_renders_the_same_event(api, owner):
 
 def test_failed_write_leaves_no_receipt_so_the_key_can_be_retried(api, owner):
     event = owner.message("Noted.", speaker="assistant", kind="assistant.message.created")
-    assert_error(api.post("/v1/memories", owner.token, memory_body(event), key="k"), 400, "validation_error")
+    assert_error(api.post("/v1/memories", owner.token, memory_body(event), key="k"), 404, "not_found")
     assert owner.counts()["receipts"] == 0
     good = api.post("/v1/memories", owner.token, memory_body(owner.message()), key="k")
     assert good.status_code == 201

@@ -30,10 +30,27 @@ def test_create_fixes_explicit_owner_user_and_applies_documented_defaults(api, o
     assert memory["created_at"].endswith("Z")
 
 
-def test_create_refuses_a_source_that_is_not_an_owner_message(api, owner):
+def test_create_answers_not_found_for_a_source_that_is_not_an_owner_message(api, owner):
     event = owner.message("Noted.", speaker="assistant", kind="assistant.message.created")
-    details = assert_error(api.post("/v1/memories", owner.token, memory_body(event)), 400, "validation_error")
+    details = assert_error(api.post("/v1/memories", owner.token, memory_body(event)), 404, "not_found")
     assert details == [{"field": "sources.0.event", "problem": "not an owner message"}]
+    assert owner.counts()["memories"] == 0
+
+
+def test_create_answers_not_found_for_a_session_scope_that_names_no_session(api, owner):
+    event = owner.message("I keep my bike in the hallway.")
+    body = memory_body(event) | {"scope": "session:00000000-0000-4000-8000-000000000000"}
+    details = assert_error(api.post("/v1/memories", owner.token, body), 404, "not_found")
+    assert details == [{"field": "scope", "problem": "unknown session"}]
+    assert owner.counts()["memories"] == 0
+
+
+def test_create_refuses_the_same_source_twice_as_malformed(api, owner):
+    event = owner.message("I keep my bike in the hallway.")
+    body = memory_body(event)
+    body["sources"] = body["sources"] * 2
+    details = assert_error(api.post("/v1/memories", owner.token, body), 400, "validation_error")
+    assert details == [{"field": "sources", "problem": "repeated_source"}]
     assert owner.counts()["memories"] == 0
 
 
