@@ -60,6 +60,11 @@ RECON_RULES_CALL_USD: Decimal = Decimal(_setting("RECON_RULES_CALL_USD"))
 # --- Derivation and owner surfaces ----------------------------------------------------
 RECON_SUMMARY_MAX_CHARS: int = _setting("RECON_SUMMARY_MAX_CHARS")
 RECON_SUMMARY_MAX_CLAUSES: int = _setting("RECON_SUMMARY_MAX_CLAUSES")
+RECON_SUMMARY_MIN_CLAUSES: int = _setting("RECON_SUMMARY_MIN_CLAUSES")
+RECON_SUMMARY_MIN_SESSIONS: int = _setting("RECON_SUMMARY_MIN_SESSIONS")
+RECON_SUMMARY_MAX_SHARED_SUPPORT: float = _setting("RECON_SUMMARY_MAX_SHARED_SUPPORT")
+RECON_SUMMARY_HOLDER_MAX_ORIGINALS: int = _setting("RECON_SUMMARY_HOLDER_MAX_ORIGINALS")
+RECON_REVIEW_QUEUE_MAX: int = _setting("RECON_REVIEW_QUEUE_MAX")
 # Hypotheses (infer_connection): the confidence cap and the evidence-clock horizon.
 RECON_HYPOTHESIS_MAX_CONFIDENCE: float = _setting("RECON_HYPOTHESIS_MAX_CONFIDENCE")
 RECON_HYPOTHESIS_MAX_DAYS: int = _setting("RECON_HYPOTHESIS_MAX_DAYS")

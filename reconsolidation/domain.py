@@ -17,13 +17,15 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 
 from reconsolidation import bounds
 
-OPERATION_KINDS = ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict")
+# end_superseded: a later statement about the same holder supersedes an earlier one; approving it
+# ends the earlier belief's validity through the memory's own control (an update, undoable).
+OPERATION_KINDS = ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict", "end_superseded")
 OPERATION_STATES = ("proposed", "committed", "rejected", "stale", "invalidated", "undone")
 
 Lane = Literal["changed", "full"]
 GroupOutcome = Literal["completed", "no_change", "failed", "deferred", "stale"]
 SettleOutcome = Literal["verified", "unknown"]
-OperationKind = Literal["merge_equivalent", "summarize_related", "infer_connection", "flag_conflict"]
+OperationKind = Literal["merge_equivalent", "summarize_related", "infer_connection", "flag_conflict", "end_superseded"]
 
 
 class Value(BaseModel):
@@ -206,8 +208,8 @@ class Proposal(Value):
     policy: str = bounds.POLICY
     model_identity: str = Field(pattern=r"^[0-9a-f]{64}$")
     reason: str = Field(default="", max_length=40, pattern=r"^[a-z0-9_]*$")
-    # summarize_related: the extractive clauses; infer_connection: its one tentative clause
-    # (both checked against the locked sources).
+    # summarize_related: the extractive clauses; infer_connection: its one tentative clause;
+    # end_superseded: the earlier statement and the later one (all checked against the locked sources).
     clauses: tuple[ClauseDraft, ...] = Field(default=(), max_length=bounds.RECON_SUMMARY_MAX_CLAUSES)
     # infer_connection only: the source-only verifier said supported (set by apply_review).
     verified: bool = False

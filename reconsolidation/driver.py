@@ -45,6 +45,7 @@ from reconsolidation.inventory.checkpoint import slice_operations
 from reconsolidation.inventory.coverage import coverage
 from reconsolidation.models import ReconsolidationJob, ReconsolidationSpend
 from reconsolidation.providers import selection
+from reconsolidation.selectors.review_queue import review_queue
 from reconsolidation.providers.contract import Provider
 from reconsolidation.store import ReconsolidationStore
 from reconsolidation.work import model_path
@@ -290,12 +291,16 @@ def run_until_idle(
 ) -> tuple[list[SliceRun], str]:
     """Slices until idle. Returns the slices and why it stopped: ``idle`` (generation scanned,
     queue empty), ``nothing_due`` (no job due, or the lease is held elsewhere), ``no_progress``
-    (work remains but a slice could not advance it), ``disabled`` or ``max_slices``.
+    (work remains but a slice could not advance it), ``review_queue_full`` (as many proposals wait
+    as the owner reviews at once: dreaming resumes as the owner decides), ``disabled`` or
+    ``max_slices``.
     With ``now``, slices start at ``now`` plus the elapsed ``monotonic`` time."""
     store = store or ReconsolidationStore()
     began = monotonic()
     runs: list[SliceRun] = []
     while max_slices is None or len(runs) < max_slices:
+        if review_queue(principal=principal).full:
+            return runs, "review_queue_full"
         start = None if now is None else now + timedelta(seconds=monotonic() - began)
         run = run_slice(principal, lease_owner=lease_owner, store=store, now=start, process=process,
                         provider=provider, monotonic=monotonic)

@@ -72,3 +72,12 @@ class QueueFull(ReconsolidationError):
     def __init__(self) -> None:
         self.reason = "pending_cap"
         super().__init__("pending_cap")
+
+
+class ReviewQueueFull(ReconsolidationError):
+    """As many proposals wait for the owner's review as ``RECON_REVIEW_QUEUE_MAX`` allows: nothing
+    new is recorded (the group waits, the cursors keep their place) until the owner decides."""
+
+    def __init__(self) -> None:
+        self.reason = "review_queue_full"
+        super().__init__("review_queue_full")

@@ -34,6 +34,7 @@ from reconsolidation.errors import Invalid, LeaseLost, ReconsolidationDisabled
 from reconsolidation.models import GROUP_ACTIVE_STATES, ReconsolidationGroup, ReconsolidationJob, ReconsolidationSpend
 from reconsolidation.rows import audit, locked_job, owner_fields
 from reconsolidation.selectors.pause import is_paused
+from reconsolidation.selectors.review_queue import queue_full
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -163,6 +164,8 @@ def claim_due(
         lock_owner(principal)
         if is_paused():
             return None  # the owner paused dreaming
+        if queue_full():
+            return None  # as many proposals wait as the owner is asked to review at once
         jobs = ReconsolidationJob.objects.filter(policy=bounds.POLICY)
         if jobs.filter(lease_token__isnull=False, lease_expires_at__gt=now).exists():
             return None

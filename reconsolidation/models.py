@@ -200,6 +200,8 @@ class ReconsolidationOperation(OwnedModel):
     # summarize_related: the clause structure as source-ID lists only (no prose); the
     # clause text is re-read from the sources, at their exact revision, when committed.
     clause_sources = models.JSONField(default=list, blank=True)
+    # An update: the committed operation this one replaces once approved (summary updates).
+    supersedes = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField()
     committed_at = models.DateTimeField(null=True, blank=True)
     invalidated_at = models.DateTimeField(null=True, blank=True)

@@ -75,16 +75,27 @@ class SourceView:
     expires_at: Optional[datetime]
     entity_ids: tuple[str, ...] = ()
     claim_sha256: str = ""
+    # The conversations of its admitted owner evidence (what a summary's value rule counts).
+    session_ids: tuple[UUID, ...] = ()
 
     @property
     def ref(self) -> InputRef:
         return InputRef(memory_id=self.memory_id, content_revision=self.content_revision)
 
 
+# The sessions of an original's admitted owner evidence (the leaves of ``EVIDENCE``).
+_SESSIONS = """ARRAY(
+    SELECT DISTINCT e.session_id FROM memory_memorysource s
+    JOIN memory_event e ON e.id = s.event_id AND e.tenant_id = s.tenant_id AND e.principal_id = s.principal_id
+    WHERE s.memory_id = m.id AND s.tenant_id = m.tenant_id AND s.principal_id = m.principal_id
+      AND e.kind = 'user.message.created' AND e.speaker = 'owner' AND NOT e.excluded AND e.erased_at IS NULL
+    ORDER BY e.session_id)"""
+
+
 def _select(principal: Principal, ids: Sequence[UUID], now: datetime, *, lock: bool) -> dict[UUID, tuple]:
     columns = ", ".join(f"m.{name}" for name in _COLUMNS)
     statement = (
-        f"SELECT {columns}, {sql.EXCLUSION_REASON} FROM memory_memory m"
+        f"SELECT {columns}, {_SESSIONS}, {sql.EXCLUSION_REASON} FROM memory_memory m"
         " WHERE m.tenant_id = %(tenant_id)s AND m.principal_id = %(principal_id)s AND m.id = ANY(%(ids)s::uuid[])"
         " ORDER BY m.id" + (" FOR UPDATE OF m" if lock else "")
     )
@@ -98,6 +109,7 @@ def _view(row: tuple) -> SourceView:
     values = dict(zip(_COLUMNS, row))
     values["memory_id"] = values.pop("id")
     values["entity_ids"] = tuple(values["entity_ids"] or ())
+    values["session_ids"] = tuple(row[len(_COLUMNS)] or ())
     return SourceView(**values)
 
 
@@ -116,7 +128,7 @@ def current_sources(principal: Principal, refs: Sequence[InputRef], now: datetim
         elif row[-1]:
             reasons[ref.memory_id] = row[-1]
         else:
-            views[ref.memory_id] = _view(row[:-1])
+            views[ref.memory_id] = _view(row[:-1])  # the exclusion reason is last
     return views, reasons
 
 

@@ -22,6 +22,7 @@ from reconsolidation import mode
 from reconsolidation.domain import Coverage
 from reconsolidation.leases import processing_enabled
 from reconsolidation.selectors.pause import dreaming_pause_get
+from reconsolidation.selectors.review_queue import review_queue
 from reconsolidation.selectors.status import dreaming_history
 from review_ui import bounds
 from review_ui.words import MODE, plural
@@ -82,6 +83,8 @@ class Status:
     today: Optional[date] = None
     paused: bool = False
     paused_since: Optional[datetime] = None
+    waiting: int = 0
+    queue_bound: int = recon_bounds.RECON_REVIEW_QUEUE_MAX
 
     @property
     def paid(self) -> bool:
@@ -99,6 +102,17 @@ class Status:
         if self.processing_enabled:
             return "Dreaming is on."
         return "Dreaming is switched off. History, review, undo and erasure still work."
+
+    @property
+    def queue_sentence(self) -> str:
+        """How many proposals wait, and — when the queue is full — why nothing new comes."""
+        if self.waiting == 0:
+            return "Nothing is waiting for your review."
+        waiting = f"{plural(self.waiting, 'proposal')} {'waits' if self.waiting == 1 else 'wait'} for your review"
+        if self.waiting >= self.queue_bound:
+            return (f"{waiting}: that is as many as dreaming lets wait at once, so it proposes nothing new "
+                    "until you approve or reject some. It keeps its place and goes on from there.")
+        return waiting + ", most important first."
 
     @property
     def spend_sentence(self) -> str:
@@ -162,7 +176,9 @@ def status(principal: Principal, *, now: Optional[datetime] = None) -> Status:
     days = tuple(DayPoint(day=d, spend_usd=spend.get(d, Decimal("0")), operations=ops.get(d, 0))
                  for d in (first + timedelta(days=i) for i in range(bounds.REVIEW_CHART_DAYS)))
     paused = dreaming_pause_get(principal=principal)
+    queue = review_queue(principal=principal)
     return Status(mode=_mode(), processing_enabled=processing_enabled(), slices=slices, coverage=cover,
+                  waiting=queue.waiting, queue_bound=queue.bound,
                   paused=paused.paused, paused_since=paused.changed_at if paused.paused else None,
                   spend_today_usd=spend.get(today, Decimal("0")),
                   daily_ceiling_usd=recon_bounds.RECON_DAILY_BUDGET_USD,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 KIND = {
     "merge_equivalent": "Merge", "summarize_related": "Summary", "infer_connection": "Connection",
-    "flag_conflict": "Conflict",
+    "flag_conflict": "Conflict", "end_superseded": "Update",
 }
 # What the row is, in a phrase that says it is not itself an original memory.
 KIND_PHRASE = {
@@ -17,6 +17,7 @@ KIND_PHRASE = {
     "summarize_related": "A summary derived from originals",
     "infer_connection": "An inferred, tentative connection",
     "flag_conflict": "Originals that disagree",
+    "end_superseded": "A later statement ended an earlier one",
 }
 STATE = {
     "proposed": "Pending review", "committed": "Active", "rejected": "Rejected", "stale": "Stale",
@@ -59,6 +60,17 @@ REASON = {
     "read_validation": "a source no longer passes the checks",
     "source_changed": "a source memory changed",
     "superseded_by_union": "replaced by a larger merge of the same duplicates",
+    "summary_revision": "related memories about one subject, quoted word for word: it replaces a pending summary of"
+                        " the same subject",
+    "summary_update": "an update of a summary in use: approving it replaces that summary",
+    "summary_revised": "replaced by a newer summary of the same subject",
+    "superseded_by_update": "replaced by an approved update",
+    # Updates (end_superseded): why the later statement ends the earlier one.
+    "move": "a later statement says the holder moved away; approving it ends the earlier statement",
+    "settled": "a later statement says where the holder settled after a move; approving it ends the earlier one",
+    "residence_change": "a later statement places the holder somewhere else; approving it ends the earlier one",
+    "polarity_change": "a later statement says the opposite; approving it ends the earlier one",
+    "stated_change": "a later statement says this changed; approving it ends the earlier one",
     "owner_undo": "you undid it",
     "owner_rejection": "you rejected it",
     "owner_not_true": "you marked it not true",

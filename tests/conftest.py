@@ -86,3 +86,29 @@ def now() -> datetime:
 
 def new_principal() -> Principal:
     return Principal(tenant_id=uuid.uuid4(), principal_id=uuid.uuid4())
+
+
+@pytest.fixture(autouse=True, scope="session")
+def smallest_summaries():
+    """Most tests build the smallest summary — two clauses from one conversation — to test what
+    happens to summaries (commit, blocks, invalidation, recall, owner controls). The value rule
+    that keeps such summaries from being proposed in production (at least
+    ``RECON_SUMMARY_MIN_CLAUSES`` clauses from ``RECON_SUMMARY_MIN_SESSIONS`` conversations,
+    ``summaries.worth_proposing``) is tested on its own under ``production_summary_rules``, and
+    the acceptance suite runs the product with the production settings."""
+    from reconsolidation import bounds
+
+    # Session-wide, so module-scoped banks (tests/review_ui/seed.py) are built under it too.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bounds, "RECON_SUMMARY_MIN_CLAUSES", 2)
+        patch.setattr(bounds, "RECON_SUMMARY_MIN_SESSIONS", 1)
+        yield
+
+
+@pytest.fixture
+def production_summary_rules(monkeypatch):
+    """The summary value rule as a deployment runs it (``veetbot/settings.py``)."""
+    from reconsolidation import bounds
+
+    monkeypatch.setattr(bounds, "RECON_SUMMARY_MIN_CLAUSES", settings.RECON_SUMMARY_MIN_CLAUSES)
+    monkeypatch.setattr(bounds, "RECON_SUMMARY_MIN_SESSIONS", settings.RECON_SUMMARY_MIN_SESSIONS)

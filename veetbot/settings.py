@@ -225,6 +225,20 @@ RECON_DAILY_BUDGET_USD = Decimal(os.environ.get("RECON_DAILY_BUDGET_USD", "2.00"
 RECON_RULES_CALL_USD = RECON_MONEY_QUANTUM_USD  # the free rules provider still reserves
 RECON_SUMMARY_MAX_CHARS = 1024  # rendered extractive summary: heading + bullets + clauses
 RECON_SUMMARY_MAX_CLAUSES = 4
+# A summary is proposed only where it tells recall more than one search already renders (a hit
+# and its one expansion sibling: so at least three clauses) gathered from more than one
+# conversation; chosen on the demo bank and the corpus's development split
+# (evals/reconsolidation/proposal_load.py).
+RECON_SUMMARY_MIN_CLAUSES = 3
+RECON_SUMMARY_MIN_SESSIONS = 2
+# One live summary per holder: two pending or active summaries whose support overlaps by more
+# than this Jaccard index say the same thing; the newer revises or updates the older.
+RECON_SUMMARY_MAX_SHARED_SUPPORT = 0.5
+# Originals read to find a holder's live summaries (one subject or entity; bounded lookup).
+RECON_SUMMARY_HOLDER_MAX_ORIGINALS = 1000
+# Pending proposals one owner is asked to review at most; when it is full dreaming keeps its
+# place and proposes more as the owner decides.
+RECON_REVIEW_QUEUE_MAX = int(os.environ.get("RECON_REVIEW_QUEUE_MAX", "50"))
 RECON_HYPOTHESIS_MAX_CONFIDENCE = 0.35  # inferred connections: confidence cap
 RECON_HYPOTHESIS_MAX_DAYS = 30  # hypothesis expiry after its latest supporting event
 RECON_HYPOTHESIS_MIN_EVENTS = 2  # distinct owner events (and source originals) cited

@@ -49,7 +49,12 @@ from recall.backfill import backfill_vectors
 from recall.context import planner
 from recall.context.former import ContextNeed
 from recall.domain import RecallRequest
+from reconsolidation import bounds, driver
+from reconsolidation.models import ReconsolidationOperation
+from reconsolidation.services.operations import operation_approve
+from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
+from veetbot.rls import owner_context
 
 # "context": automatic context assembly (recall.context.planner) from the need's task-context
 # form, on the configured channel (hybrid with semantic recall on), scored like a channel;
@@ -85,6 +90,10 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="comma-separated RECALL_RELEVANCE_SIMILARITY_MARGIN values: every need is recalled "
                              "once per value (the main run uses the configured value) and the report adds the "
                              "curve (calibration; run it on the development split only)")
+    parser.add_argument("--approved-updates", action="store_true",
+                        help="before recalling, dream over the bank (rules provider, reviewed mode) and approve "
+                             "every update it proposes (end_superseded: a later statement ended an earlier one), "
+                             "as an owner keeping up with the review queue would; nothing else is approved")
     args = parser.parse_args(argv)
     try:
         args.floor_sweep = [float(v) for v in args.floor_sweep.split(",") if v.strip()]
@@ -145,6 +154,36 @@ def lexical_overlap(needs: list[dict], memories: dict[str, dict]) -> dict[str, s
     return tags
 
 
+def approve_updates(principal: Principal, now: datetime) -> dict:
+    """Dream until idle at ``now`` and approve every update proposed, repeatedly (an approval
+    frees room in the review queue, so a pass may propose more). The queue bound is lifted
+    for this run only: the question here is what approved updates do to recall."""
+    from django.test import override_settings
+
+    dreaming = {"AGENT_MEMORY_RECONSOLIDATION_ENABLED": True, "AGENT_MEMORY_RECONSOLIDATION_MODE": "reviewed",
+                "AGENT_MEMORY_RECONSOLIDATION_PROVIDER": "rules"}
+    approved, passes, kept_bound = 0, 0, bounds.RECON_REVIEW_QUEUE_MAX
+    bounds.RECON_REVIEW_QUEUE_MAX = 10 ** 6
+    try:
+        with override_settings(**dreaming):
+            while True:
+                passes += 1
+                driver.run_until_idle(principal, lease_owner="diagnostic", store=ReconsolidationStore(clock=lambda: now),
+                                      now=now, monotonic=lambda: 0.0)
+                with owner_context(principal):
+                    pending = list(ReconsolidationOperation.objects.filter(kind="end_superseded", state="proposed")
+                                   .values_list("id", "revision"))
+                for operation_id, revision in pending:
+                    operation_approve(principal=principal, operation_id=operation_id, expected_revision=revision,
+                                      idempotency_key=f"diagnostic-update-{operation_id}", now=now)
+                approved += len(pending)
+                if not pending:
+                    break
+    finally:
+        bounds.RECON_REVIEW_QUEUE_MAX = kept_bound
+    return {"approved": approved, "dream_passes": passes}
+
+
 def run(args: argparse.Namespace) -> dict:
     rpt.setup_django()
     threads = rpt.torch_threads(args.torch_threads)
@@ -193,6 +232,8 @@ def run(args: argparse.Namespace) -> dict:
         progress.close()
         backfill = report.summary()
         rpt.note(f"backfilled {report.embedded} vectors in {report.seconds:.1f} s")
+
+    updates = approve_updates(principal, corpus.RECALL_NOW) if args.approved_updates else None
 
     overlap = lexical_overlap(needs, memories_by_id)
     labels = [NeedLabel(
@@ -341,6 +382,7 @@ def run(args: argparse.Namespace) -> dict:
         "owner_erased_after": erased,
         "import": counts.model_dump(),
         "backfill": backfill,
+        "approved_updates": updates,
         "latency_ms": {c: rpt.latency_stats(v) for c, v in latency.items()},
         "context_assemblies": dict(sorted(rounds.items())) if rounds else None,
         "scores": scores,

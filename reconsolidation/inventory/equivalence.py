@@ -16,7 +16,7 @@ from memory.services.owner_state import erasure_generation, lock_owner
 from reconsolidation import bounds
 from reconsolidation.domain import GroupLease, InputRef, Proposal, input_digest, sorted_inputs
 from reconsolidation.errors import (
-    BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationError, StaleInputs,
+    BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationError, ReviewQueueFull, StaleInputs,
 )
 from reconsolidation.inventory import sql
 from reconsolidation.inventory.lanes import lane_params
@@ -139,7 +139,7 @@ def _plan_merge(principal: Principal, lease_token: UUID, members: Sequence, now:
             group.state, group.reason, group.finished_at, group.lease_token = "completed", "equivalence_key", now, None
             group.save(update_fields=["state", "reason", "finished_at", "lease_token"])
             return view.state
-    except (BudgetExhausted, LeaseLost):
+    except (BudgetExhausted, LeaseLost, ReviewQueueFull):  # the set waits in the backlog
         raise
     except StaleInputs:
         return "stale"
@@ -175,7 +175,7 @@ def plan_equivalence_merges(principal: Principal, *, lease_token: UUID, now: dat
         for members in open_classes[digest]:
             try:
                 outcome = _plan_merge(principal, lease_token, members, now)
-            except BudgetExhausted:
+            except (BudgetExhausted, ReviewQueueFull):
                 exhausted = True
                 break
             if outcome in ("proposed", "committed"):

@@ -93,9 +93,13 @@ _FAILED_COMMITTED_SUPPORT = f"""
     FROM {_OPS} o
     CROSS JOIN LATERAL unnest(o.input_ids, o.input_revisions) AS i(id, rev)
     LEFT JOIN memory_memory m ON m.id = i.id AND m.tenant_id = o.tenant_id AND m.principal_id = o.principal_id
+    -- An applied update holds its ended beliefs to the revision its approval wrote (its edges).
+    LEFT JOIN reconsolidation_reconsolidationdependency d ON o.kind = 'end_superseded' AND d.operation_id = o.id
+        AND d.memory_id = i.id
     WHERE o.state = 'committed' {{only}}
-      AND (m.id IS NULL OR m.erased_at IS NOT NULL OR m.content_revision <> i.rev OR m.status <> 'active'
-           OR (m.expires_at IS NOT NULL AND m.expires_at <= %(now)s))
+      AND (m.id IS NULL OR m.erased_at IS NOT NULL OR m.content_revision <> COALESCE(d.content_revision, i.rev)
+           OR (o.kind <> 'end_superseded'  -- an applied update ended its earlier belief on purpose
+               AND (m.status <> 'active' OR (m.expires_at IS NOT NULL AND m.expires_at <= %(now)s))))
 """
 
 
@@ -118,10 +122,14 @@ def available_support(row: ReconsolidationOperation, ceiling: str, now: datetime
         m["id"]: m for m in Memory.objects.filter(id__in=list(row.input_ids)).values(
             "id", "content_revision", "erased_at", "status", "expires_at", "sensitivity", "statement")
     }
+    ended_on_purpose = row.kind == "end_superseded" and row.state == "committed"
+    applied = apply.applied_revisions(row) if ended_on_purpose else {}
     for memory_id, revision in zip(row.input_ids, row.input_revisions):
+        revision = applied.get(memory_id, revision)
         m = found.get(memory_id)
-        if (m is None or m["erased_at"] is not None or m["content_revision"] != revision or m["status"] != "active"
-                or (m["expires_at"] is not None and m["expires_at"] <= now)
+        if (m is None or m["erased_at"] is not None or m["content_revision"] != revision
+                or (not ended_on_purpose and (m["status"] != "active"
+                                              or (m["expires_at"] is not None and m["expires_at"] <= now)))
                 or not vocabulary.sensitivity_within(m["sensitivity"], ceiling)):
             return None
     return {memory_id: found[memory_id]["statement"] for memory_id in row.input_ids}
@@ -144,6 +152,10 @@ def _content(row: ReconsolidationOperation, statements: dict[UUID, str]) -> tupl
             # A proposal awaiting review: its clauses re-read from the (available) sources.
             views = {i: SimpleNamespace(statement=s) for i, s in statements.items()}
             clauses = tuple(Clause(text=c.text, source_ids=c.source_ids) for c in apply.clauses_of(row, views))
+    elif row.kind == "end_superseded" and row.clause_sources:
+        # An update: the earlier statement, then the later one that ended it.
+        views = {i: SimpleNamespace(statement=s) for i, s in statements.items()}
+        clauses = tuple(Clause(text=c.text, source_ids=c.source_ids) for c in apply.clauses_of(row, views))
     cited = {i for clause_ids in (row.clause_sources or []) for i in clause_ids} | {
         str(i) for c in clauses for i in c.source_ids}
     role = {"merge_equivalent": lambda i: "member",

@@ -10,7 +10,8 @@ None needs the processing switch: review and undo keep working when processing i
   its membership or projection (``writers.apply``).
 * ``operation_reject`` ends a proposal and installs ``owner_rejection`` blocks (exact set;
   for merges every member pair and claim/event pair) so it cannot be recorded again.
-* ``operation_undo`` ends a committed merge's active memberships (recall stops suppressing
+* ``operation_undo`` of an applied update gives each earlier belief back the expiry it had (a new
+  revision through the memory's own service). Of a committed merge, it ends its active memberships (recall stops suppressing
   duplicates) and installs ``owner_undo`` blocks for the exact member set, every member pair
   and every claim/original-event pair, so the same merge cannot recur across retries,
   renamed subjects or copies of the evidence. Originals are untouched: only still-valid ones
@@ -63,12 +64,12 @@ class Acted:
 
 
 def locked_operation(operation_id: UUID, *, state: str, expected_revision: int,
-                     kind: Optional[str] = None) -> ReconsolidationOperation:
+                     kinds: Optional[tuple[str, ...]] = None) -> ReconsolidationOperation:
     row = ReconsolidationOperation.objects.select_for_update().filter(id=operation_id).first()
     if row is None:
         raise NotFound("operation")
-    if kind is not None and row.kind != kind:
-        raise Conflict("not_a_merge")
+    if kinds is not None and row.kind not in kinds:
+        raise Conflict("not_undoable")
     if row.state != state:
         raise Conflict(f"not_{state}")
     if row.revision != expected_revision:
@@ -104,6 +105,12 @@ def _reject(principal: Principal, row: ReconsolidationOperation, now: datetime) 
 
 
 def _undo(principal: Principal, row: ReconsolidationOperation, now: datetime) -> dict:
+    if row.kind == "end_superseded":
+        restored = apply.undo_update(principal, row, now)
+        row.state, row.undone_at, row.revision, row.reason, row.updated_at = (
+            "undone", now, row.revision + 1, "owner_undo", now)
+        row.save(update_fields=["state", "undone_at", "revision", "reason", "updated_at"])
+        return {"restored": restored}
     # Lock the members in the order every source mutation uses, then read who is valid.
     current, _gone = current_sources(principal, _inputs(row), now, lock=True)
     ended = ReconsolidationMember.objects.filter(operation_id=row.id, active=True).update(
@@ -122,13 +129,13 @@ class _Action:
     state_from: str
     digest_name: str  # what receipts digest the request under (unchanged since receipts began)
     audit_event: str
-    kind: Optional[str] = None  # the only kind it applies to
+    kinds: Optional[tuple[str, ...]] = None  # the only kinds it applies to
 
 
 ACTIONS = {
     "approve": _Action(_approve, "proposed", "approved", "operation_approved"),
     "reject": _Action(_reject, "proposed", "rejected", "operation_rejected"),
-    "undo": _Action(_undo, "committed", "undo", "operation_undone", kind="merge_equivalent"),
+    "undo": _Action(_undo, "committed", "undo", "operation_undone", kinds=("merge_equivalent", "end_superseded")),
 }
 
 
@@ -146,7 +153,7 @@ def operation_act(*, principal: Principal, action: str, operation_id: UUID, expe
             row = ReconsolidationOperation.objects.get(id=done.resource_id)
             return Acted(operation_view(principal, row), replayed=True)
         row = locked_operation(operation_id, state=act.state_from, expected_revision=expected_revision,
-                               kind=act.kind)
+                               kinds=act.kinds)
         counts = act.change(principal, row, now)
         receipt_record(principal, idempotency_key, request, status_code=200, resource_kind=RESOURCE_KIND,
                        resource_id=row.id, now=now)

@@ -36,7 +36,7 @@ from datetime import datetime
 from uuid import UUID
 
 from reconsolidation.domain import ClauseDraft, GroupLease, InputRef, OperationView, Proposal
-from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, StaleInputs
+from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, ReviewQueueFull, StaleInputs
 from reconsolidation.work.admission import CHANGED
 from reconsolidation.leases import processing_enabled
 from reconsolidation.providers.envelopes import Operation
@@ -109,7 +109,7 @@ def _commit_group(store: ReconsolidationStore, principal: Principal, group_lease
                 expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
         except LeaseLost:
             raise
-        except BudgetExhausted as error:
+        except (BudgetExhausted, ReviewQueueFull) as error:  # the group waits for the next slice
             applied.budget = error.reason
             break
         except ProposalRefused as error:

@@ -60,7 +60,7 @@ from reconsolidation.work import model_path
 from reconsolidation.work.replan import replan_union
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, OperationView
 from reconsolidation.errors import (
-    BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, StaleInputs,
+    BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, ReviewQueueFull, StaleInputs,
 )
 from reconsolidation.providers.rules import provider as rules
 from reconsolidation.providers import selection
@@ -194,7 +194,7 @@ def _commit_and_finish(store: ReconsolidationStore, principal: Principal, group_
                                              expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
             except LeaseLost:
                 raise
-            except BudgetExhausted as error:
+            except (BudgetExhausted, ReviewQueueFull) as error:  # the group waits for the next slice
                 budget = error.reason
                 break
             except ProposalRefused as error:

@@ -27,19 +27,24 @@ committing it): both hold the owner lock and the sources FOR UPDATE in sorted UU
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Optional, Sequence
 from uuid import UUID
 
+from django.db.models import F
+
 from memory.errors import Conflict
-from memory.models import Memory
+from memory.domain import MemoryChanges
+from memory.models import Memory, MemoryRevision
+from memory.services import memory_revise
 from memory.services.owner_state import allocate
 from reconsolidation.domain import ClauseDraft
 from reconsolidation.models import (
     DerivedMemory, ReconsolidationDependency, ReconsolidationMember, ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, owner_fields
-from reconsolidation.providers.rules import paraphrase, summaries
+from reconsolidation.providers.rules import paraphrase, summaries, updates
 from reconsolidation.providers.rules.equivalence import all_equivalent, canonical, normalize
 from reconsolidation.sources import SourceView, evidence_events
 from reconsolidation.writers import blocks, hypotheses
@@ -99,6 +104,10 @@ def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], cla
     elif kind == "flag_conflict":
         if len(ordered) < 2:
             raise ProposalRefused("conflict_needs_two")
+    elif kind == "end_superseded":
+        reason = updates.check(clauses, views)
+        if reason:
+            raise ProposalRefused(reason)
     elif kind == "infer_connection":
         reason = hypotheses.check(principal, views, clauses, now)
         if reason:
@@ -139,6 +148,82 @@ def _supersede(principal: Principal, holders: Sequence[UUID], by: UUID, now: dat
               counts={"by": 1})
 
 
+# The operation whose approval or undo is changing an original right now: the change it makes
+# is its own effect, so the invalidation that change publishes must not end it.
+_APPLYING: ContextVar[Optional[UUID]] = ContextVar("reconsolidation_applying", default=None)
+
+
+def own_effect(operation: ReconsolidationOperation, reason: str) -> bool:
+    """Whether a source change is this operation's own doing: the revision its approval or undo
+    writes, or — for an applied update — the earlier belief reaching the expiry it set."""
+    return operation.id == _APPLYING.get() or (
+        operation.kind == "end_superseded" and operation.state == "committed" and reason == "expired")
+
+
+def _revise_ending(principal: Principal, operation: ReconsolidationOperation, memory_id: UUID,
+                   changes: MemoryChanges, now: datetime) -> int:
+    """One revision of an earlier belief through the memory's own service, as this operation's
+    effect. The operation's identity (its recorded input revisions) never changes: the revision
+    it wrote is recorded on its dependency edges, which is what undo and read-time validation
+    hold the belief to afterwards. Returns that revision."""
+    token = _APPLYING.set(operation.id)
+    try:
+        revised = memory_revise(principal=principal, memory_id=memory_id, changes=changes, now=now)
+    finally:
+        _APPLYING.reset(token)
+    ReconsolidationDependency.objects.filter(operation_id=operation.id, memory_id=memory_id).update(
+        content_revision=revised.content_revision)
+    return revised.content_revision
+
+
+def applied_revisions(operation: ReconsolidationOperation) -> dict[UUID, int]:
+    """Each input's revision as an update last left it (its dependency edges)."""
+    return dict(ReconsolidationDependency.objects.filter(operation_id=operation.id)
+                .values_list("memory_id", "content_revision"))
+
+
+def _end_earlier_belief(principal: Principal, operation: ReconsolidationOperation, views: dict[UUID, SourceView],
+                        now: datetime) -> None:
+    """Approve an update: every copy of the earlier statement ends when the later one began."""
+    old_ids, (new_id,) = [UUID(str(i)) for i in operation.clause_sources[0]], operation.clause_sources[1]
+    end = updates.end_of([views[i] for i in old_ids], views[UUID(str(new_id))])
+    for memory_id in old_ids:
+        _revise_ending(principal, operation, memory_id, MemoryChanges(expires_at=end), now)
+
+
+def undo_update(principal: Principal, operation: ReconsolidationOperation, now: datetime) -> int:
+    """Undo an applied update: each earlier belief gets back the expiry it had before (a new
+    revision again, never a rewrite). Refuses when one was changed since (``changed_since``)."""
+    old_ids = [UUID(str(i)) for i in operation.clause_sources[0]]
+    recorded = applied_revisions(operation)
+    current = dict(Memory.objects.filter(id__in=old_ids, erased_at__isnull=True).values_list("id", "content_revision"))
+    if any(current.get(i) != recorded.get(i) for i in old_ids):
+        raise Conflict("changed_since")
+    for memory_id in old_ids:
+        before = MemoryRevision.objects.get(memory_id=memory_id, revision=recorded[memory_id] - 1).snapshot
+        expiry = before.get("expires_at")
+        changes = (MemoryChanges(expires_at=datetime.fromisoformat(expiry)) if expiry
+                   else MemoryChanges(clear_expiry=True))
+        _revise_ending(principal, operation, memory_id, changes, now)
+    return len(old_ids)
+
+
+def _retire_superseded_summary(principal: Principal, operation_id: UUID, now: datetime) -> None:
+    """An approved summary update replaces the committed summary it names: that one is
+    invalidated and its projection purged, in the same transaction (never two live summaries
+    of one holder). A summary no longer committed needs nothing."""
+    row = ReconsolidationOperation.objects.select_for_update().filter(id=operation_id, state="committed").first()
+    if row is None:
+        return
+    row.state, row.invalidated_at, row.revision = "invalidated", now, row.revision + 1
+    row.reason, row.updated_at = "superseded_by_update", now
+    row.save(update_fields=["state", "invalidated_at", "revision", "reason", "updated_at"])
+    DerivedMemory.objects.filter(operation_id=row.id).exclude(status="erased").update(
+        status="invalidated", clauses=[], subject="", updated_at=now, revision=F("revision") + 1)
+    audit(principal, "operation_superseded", now, reason="superseded_by_update", operation_id=row.id,
+          counts={"by": 1})
+
+
 def clauses_of(operation: ReconsolidationOperation, views: dict[UUID, SourceView]) -> tuple[ClauseDraft, ...]:
     """The clause texts of a recorded summary, re-read from its sources (exact revisions);
     a hypothesis's verified wording, kept with its projection."""
@@ -173,6 +258,8 @@ def apply(principal: Principal, operation: ReconsolidationOperation, views: dict
             for view in sorted(ordered, key=lambda v: str(v.memory_id))
         )
     elif operation.kind == "summarize_related":
+        if operation.supersedes is not None:
+            _retire_superseded_summary(principal, operation.supersedes, now)
         clauses = clauses_of(operation, views)
         meta = summaries.projection(ordered)
         DerivedMemory.objects.create(
@@ -185,6 +272,8 @@ def apply(principal: Principal, operation: ReconsolidationOperation, views: dict
         )
     elif operation.kind == "infer_connection":  # projection written when recorded; valid from commit
         DerivedMemory.objects.filter(operation_id=operation.id).update(valid_from=now, updated_at=now)
+    elif operation.kind == "end_superseded":
+        _end_earlier_belief(principal, operation, views, now)
     operation.state, operation.committed_at, operation.revision = "committed", now, operation.revision + 1
     operation.updated_at = now
     operation.save(update_fields=["state", "committed_at", "revision", "updated_at"])

@@ -33,14 +33,15 @@ from reconsolidation import bounds, mode
 from reconsolidation.domain import (
     InputRef, InvalidationReceipt, OperationView, Proposal, input_digest, sorted_inputs,
 )
-from reconsolidation.errors import BudgetExhausted, Conflict, FenceLost, Invalid, StaleInputs
+from reconsolidation.errors import BudgetExhausted, Conflict, FenceLost, Invalid, ReviewQueueFull, StaleInputs
 from reconsolidation.models import (
     DerivedMemory, ReconsolidationDependency, ReconsolidationGroup, ReconsolidationMember,
     ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, locked_group, locked_job, operation_view, owner_fields
 from reconsolidation.sources import EVIDENCE, current_sources
-from reconsolidation.writers import apply, blocks, fences, hypotheses
+from reconsolidation.selectors import review_queue
+from reconsolidation.writers import apply, blocks, fences, hypotheses, summary_placement
 from veetbot.clock import require_aware
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -63,8 +64,8 @@ def commit(
         raise Conflict("policy_changed")
     if not set(proposal.inputs) <= set(expected):
         raise Invalid("proposal.inputs: only supplied inputs at their supplied revisions")
-    if proposal.clauses and proposal.kind not in ("summarize_related", "infer_connection"):
-        raise Invalid("proposal.clauses: only a summary or a hypothesis has clauses")
+    if proposal.clauses and proposal.kind not in ("summarize_related", "infer_connection", "end_superseded"):
+        raise Invalid("proposal.clauses: only a summary, a hypothesis or an update has clauses")
     if proposal.kind == "infer_connection" and not proposal.verified:
         raise apply.ProposalRefused("hypothesis_needs_verification")
     state = mode.recorded_state()
@@ -87,6 +88,18 @@ def commit(
         if blocks.any_blocked([operation_signature(proposal.kind, [ref.memory_id for ref in refs])]):
             raise Conflict("blocked_by_owner")
         apply.validate(principal, proposal.kind, views, proposal.clauses, now=now)
+        clauses, reason, supersedes, replaced = proposal.clauses, proposal.reason, None, ()
+        if proposal.kind == "summarize_related":  # one live summary per holder
+            placed = summary_placement.place(principal, views, proposal.clauses, now)
+            if placed.reason != "extractive_summary":
+                views, clauses, reason = placed.views, placed.clauses, placed.reason
+                supersedes, replaced = placed.supersedes, placed.replaced
+                refs = sorted_inputs(view.ref for view in views.values())
+                if blocks.any_blocked([operation_signature(proposal.kind, [ref.memory_id for ref in refs])]):
+                    raise Conflict("blocked_by_owner")
+                apply.validate(principal, proposal.kind, views, clauses, now=now)
+        if state == "proposed" and review_queue.waiting() - len(replaced) >= bounds.RECON_REVIEW_QUEUE_MAX:
+            raise ReviewQueueFull()
         if proposal.kind == "merge_equivalent":
             apply.check_overlap(list(views))
         if ReconsolidationOperation.objects.filter(slice_token=job.lease_token).count() >= bounds.RECON_SLICE_MAX_OPERATIONS:
@@ -105,10 +118,13 @@ def commit(
             policy=bounds.POLICY, model_identity=proposal.model_identity,
             evidence_identity=hashlib.sha256("\n".join(sorted({str(row[1]) for row in evidence})).encode()).hexdigest(),
             input_ids=[ref.memory_id for ref in refs], input_revisions=[ref.content_revision for ref in refs],
-            input_digest=digest, slice_token=job.lease_token, reason=proposal.reason,
-            clause_sources=[[str(i) for i in clause.source_ids] for clause in proposal.clauses],
+            input_digest=digest, slice_token=job.lease_token, reason=reason,
+            clause_sources=[[str(i) for i in clause.source_ids] for clause in clauses], supersedes=supersedes,
             created_at=now, updated_at=now,
         )
+        for row in ReconsolidationOperation.objects.select_for_update().filter(id__in=replaced, state="proposed"):
+            row.state, row.revision, row.reason, row.updated_at = "stale", row.revision + 1, "summary_revised", now
+            row.save(update_fields=["state", "revision", "reason", "updated_at"])
         ReconsolidationDependency.objects.bulk_create(
             ReconsolidationDependency(
                 **owner_fields(principal), operation_id=operation.id, memory_id=memory_id,
@@ -117,9 +133,11 @@ def commit(
             for memory_id, event_id, session_id, evidence_at in evidence
         )
         if proposal.kind == "infer_connection":  # the verified wording exists only now
-            hypotheses.record(principal, operation, views, proposal.clauses[0], now)
-        # A similarity-only merge is recorded proposed in every mode: only the owner commits it.
-        if state == "committed" and not apply.similarity_only(operation, list(views.values())):
+            hypotheses.record(principal, operation, views, clauses[0], now)
+        # A similarity-only merge, and an update (it changes an original), are recorded proposed
+        # in every mode: only the owner commits them.
+        if (state == "committed" and operation.kind != "end_superseded"
+                and not apply.similarity_only(operation, list(views.values()))):
             apply.apply(principal, operation, views, now)
         audit(principal, f"operation_{operation.state}", now, reason=proposal.kind, job_id=job.id, group_id=group.id,
               operation_id=operation.id, counts={"inputs": len(refs), "dependencies": len(evidence)})
@@ -139,9 +157,10 @@ def invalidate(principal: Principal, source_ids: Sequence[UUID], *, reason: str,
         # one parameter per ID.
         op_ids = sorted(set(ReconsolidationDependency.objects.extra(where=["memory_id = ANY(%s::uuid[])"], params=[ids])
                             .values_list("operation_id", flat=True)))
-        rows = list(ReconsolidationOperation.objects.select_for_update()
-                    .extra(where=["id = ANY(%s::uuid[])"], params=[op_ids])
-                    .filter(state__in=("proposed", "committed")).order_by("id"))
+        rows = [row for row in ReconsolidationOperation.objects.select_for_update()
+                .extra(where=["id = ANY(%s::uuid[])"], params=[op_ids])
+                .filter(state__in=("proposed", "committed")).order_by("id")
+                if not apply.own_effect(row, reason)]
         invalidated, staled = [], []
         for row in rows:
             if row.state == "committed":

@@ -1,10 +1,11 @@
 """A small memory-bank@1 file for one owner, written for the acceptance journeys.
 
 It holds what the rules provider turns into each kind of proposal — an exact copy
-(the same belief recorded twice from one message: a merge), two beliefs on one
-subject (a summary), two that disagree (a conflict) — a private marker planted in one
-summarised belief and its message for the erasure check, and a few unrelated beliefs so that search has something
-to rank. IDs derive from a seed, so two owners can import banks that never share an ID.
+(the same belief recorded twice from one message: a merge), three beliefs on one subject
+from three conversations (a summary worth proposing: more than one search renders), two
+that disagree (a conflict) — a private marker planted in one summarised belief and its
+message for the erasure check, and a few unrelated beliefs so that search has something to
+rank. Each message is its own conversation. IDs derive from a seed, so two owners can import banks that never share an ID.
 """
 from __future__ import annotations
 
@@ -32,8 +33,7 @@ class AcceptanceBank:
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"veetbot-acceptance/{self.seed}/{name}"))
 
     def document(self) -> dict:
-        session = self._id("session")
-        events, memories = [], []
+        events, memories, sessions = [], [], []
         # name -> (subject, owner's message, statement, belief type, copies)
         beliefs = {
             "celsius": ("weather units", "I prefer Celsius for the weather, always.",
@@ -42,6 +42,7 @@ class AcceptanceBank:
                             "The owner runs on Tuesday mornings.", "routine", 1),
             "run_river": ("running", f"My running route follows the river past the {self.marker} mural.",
                           f"The owner runs along the river past the {self.marker} mural.", "routine", 1),
+            "run_shoes": ("running", "I run in grey trail shoes.", "The owner runs in grey trail shoes.", "routine", 1),
             "floor_3": ("home", "My flat is on the third floor.", "The owner's flat is on floor 3.", "fact", 1),
             "floor_4": ("home", "Actually the flat is on floor 4.", "The owner's flat is on floor 4.", "fact", 1),
             "tea": ("afternoon drinks", "In the afternoon I drink green tea.",
@@ -54,6 +55,8 @@ class AcceptanceBank:
         }
         for index, (name, (subject, message, statement, belief_type, copies)) in enumerate(beliefs.items()):
             at = START + timedelta(hours=index)
+            session = self._id(f"session/{name}")
+            sessions.append({"id": session, "scope": "user", "started_at": _iso(at)})
             event, part = self._id(f"event/{name}"), self._id(f"part/{name}")
             events.append({"id": event, "session": session, "kind": "user.message.created", "speaker": "owner",
                            "created_at": _iso(at), "parts": [{"id": part, "text": message}]})
@@ -70,7 +73,7 @@ class AcceptanceBank:
                     "sources": [{"event": event, "part": part}],
                 })
         return {"format": "memory-bank@1", "people": [],
-                "sessions": [{"id": session, "scope": "user", "started_at": _iso(START)}],
+                "sessions": sessions,
                 "events": events, "memories": memories}
 
     def write(self, path: Path) -> Path:

@@ -22,7 +22,12 @@ can establish:
   unresolved contradiction ``summaries.contradictions`` finds inside a related component
   (``place_difference``, ``polarity_difference``: two things that cannot both hold at once,
   not settled by a later update); that component then gets no summary;
-* ``summarize_related`` — one extractive summary per related component (``summaries``).
+* ``end_superseded`` — one per earlier statement a later one about the same holder supersedes
+  (``updates``): the earlier belief ended. The owner approves it; approval ends that belief's
+  validity through the memory's own control (``writers.apply``), and it is undoable;
+* ``summarize_related`` — one extractive summary per related component (``summaries``), only
+  where it says more than recall already renders (``summaries.worth_proposing``); the writer
+  keeps one live summary per holder (``writers.summary_placement``).
 
 It always abstains from hypotheses (``infer_connection`` needs provider verification):
 ``HYPOTHESIS_ABSTENTION`` is the reason code callers report. Proposals name only IDs and
@@ -36,7 +41,7 @@ from typing import Sequence
 
 from reconsolidation import bounds
 from reconsolidation.domain import Proposal
-from reconsolidation.providers.rules import paraphrase, summaries
+from reconsolidation.providers.rules import paraphrase, summaries, updates
 from reconsolidation.providers.rules.equivalence import creation_key, equivalence_classes, normalize
 from reconsolidation.sources import SourceView
 
@@ -109,9 +114,11 @@ def propose(sources: Sequence[SourceView]) -> list[Proposal]:
     for component in summaries.components(calm):
         for members, reason in summaries.contradictions(component):
             proposals.append(_proposal("flag_conflict", members, reason))
+        for old, new, reason in updates.ended(component):
+            proposals.append(_proposal("end_superseded", [*old, new], reason, clauses=updates.clauses(old, new)))
         plan = summaries.plan(component)
-        if plan is not None:
-            by_id = {view.memory_id: view for view in component}
+        by_id = {view.memory_id: view for view in component}
+        if plan is not None and summaries.worth_proposing(plan.clauses, by_id) is None:
             proposals.append(_proposal("summarize_related", [by_id[i] for i in plan.inputs], "extractive_summary",
                                        clauses=plan.clauses))
     return proposals

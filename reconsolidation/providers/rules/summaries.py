@@ -369,6 +369,34 @@ def plan(views: Sequence[SourceView], *, max_chars: int = bounds.RECON_SUMMARY_M
                        omitted=tuple(memory_id for memory_id in inputs if memory_id not in supported))
 
 
+def holder(views: Sequence[SourceView]) -> frozenset[str]:
+    """The anchors every view shares (a coherent group's holder: a subject, person or entity)."""
+    return frozenset(set.intersection(*(set(anchors(view)) for view in views))) if views else frozenset()
+
+
+def worth_proposing(clauses: Sequence[ClauseDraft], views: dict[UUID, SourceView]) -> Optional[str]:
+    """Why a summary would add nothing recall does not already give (a reason code), or None.
+
+    One search renders a hit and, through its expansion arm, one sibling of the same holder:
+    a summary of fewer than ``min_clauses`` statements repeats that. And a summary of one
+    conversation only gathers what that conversation's own evidence already ties together;
+    it must draw on at least ``min_sessions`` conversations. (``RECON_SUMMARY_MIN_CLAUSES`` and
+    ``RECON_SUMMARY_MIN_SESSIONS``, read at call time.)"""
+    min_clauses, min_sessions = bounds.RECON_SUMMARY_MIN_CLAUSES, bounds.RECON_SUMMARY_MIN_SESSIONS
+    if len(clauses) < min_clauses:
+        return "summary_too_few_clauses"
+    sessions = {session for clause in clauses for memory_id in clause.source_ids
+                for session in views[memory_id].session_ids if memory_id in views}
+    if len(sessions) < min_sessions:
+        return "summary_one_conversation"
+    return None
+
+
+def jaccard(a: Sequence[UUID], b: Sequence[UUID]) -> float:
+    a, b = set(a), set(b)
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
 def projection(views: Sequence[SourceView]) -> Projection:
     rank = vocabulary.SENSITIVITY_RANK
     subjects = {view.subject for view in views}

@@ -82,7 +82,7 @@ def test_undo_is_revision_checked_and_only_for_a_committed_merge(owner, enabled,
     with pytest.raises(Conflict, match="not_committed"):
         undo(store, owner, merge, day_one)
     committed = approve(store, owner, summary, day_one)
-    with pytest.raises(Conflict, match="not_a_merge"):
+    with pytest.raises(Conflict, match="not_undoable"):
         undo(store, owner, committed, day_one)
     merge = approve(store, owner, merge, day_one)
     with pytest.raises(Conflict, match="stale_revision"):

@@ -1,0 +1,115 @@
+"""One live summary per holder, and only summaries worth the owner's review.
+
+A summary is proposed only where it tells recall more than one search renders (three clauses
+or more, from two conversations or more); a holder never has two live summaries: a new fact
+revises the pending one, and a fact after a committed one is proposed as its update."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from memory import services
+from reconsolidation.models import DerivedMemory, ReconsolidationOperation
+from tests.factories import T0, draft, make_owner
+from tests.reconsolidation.helpers import original
+from tests.reconsolidation.work_builders import approve, by_kind, operation_row, process
+from veetbot.rls import owner_context
+
+pytestmark = pytest.mark.usefixtures("enabled")
+
+
+@pytest.fixture
+def owner(db):
+    return make_owner()[0]
+
+
+def bram_facts(owner, *statements):
+    return [original(owner, statement, subject="Bram") for statement in statements]
+
+
+def live_summaries(owner):
+    with owner_context(owner):
+        return list(ReconsolidationOperation.objects.filter(kind="summarize_related",
+                                                            state__in=("proposed", "committed")))
+
+
+def test_two_summaries_are_never_proposed_for_one_holder(owner, store, day_one, production_summary_rules):
+    a, b, c, d = bram_facts(owner, "Bram is a four-year-old mixed-breed dog.", "Bram sleeps in the hallway.",
+                            "Bram eats twice a day.", "Bram is afraid of thunderstorms.")
+    (first,) = by_kind(process(store, owner, [a, b, c], day_one), "summarize_related")
+    # Another group over the same holder, sharing one fact: no second live summary appears.
+    process(store, owner, [a, c, d], day_one + timedelta(hours=1))
+    (live,) = live_summaries(owner)
+    assert live.id != first.id and set(live.input_ids) == {a.id, b.id, c.id, d.id}
+    assert operation_row(owner, first.id).state == "stale" and operation_row(owner, first.id).reason == "summary_revised"
+
+
+def test_a_new_related_fact_revises_the_pending_summary_instead_of_adding_a_proposal(
+        owner, store, day_one, production_summary_rules):
+    a, b, c = bram_facts(owner, "Bram is a four-year-old mixed-breed dog.", "Bram sleeps in the hallway.",
+                         "Bram eats twice a day.")
+    (pending,) = by_kind(process(store, owner, [a, b, c], day_one), "summarize_related")
+    (d,) = bram_facts(owner, "Bram is afraid of thunderstorms.")
+    (revised,) = by_kind(process(store, owner, [a, b, d], day_one + timedelta(hours=1)), "summarize_related")
+    assert revised.reason == "summary_revision"
+    assert {ref.memory_id for ref in revised.inputs} == {a.id, b.id, c.id, d.id}
+    assert operation_row(owner, pending.id).state == "stale"
+    assert [op.id for op in live_summaries(owner)] == [revised.id]
+
+
+def test_a_group_whose_facts_a_live_summary_already_covers_proposes_nothing(owner, store, day_one,
+                                                                             production_summary_rules):
+    a, b, c = bram_facts(owner, "Bram is a four-year-old mixed-breed dog.", "Bram sleeps in the hallway.",
+                         "Bram eats twice a day.")
+    (pending,) = by_kind(process(store, owner, [a, b, c], day_one), "summarize_related")
+    elsewhere = original(owner, "The owner waters the fern on Sundays.", subject="fern")  # another group, same facts
+    assert by_kind(process(store, owner, [b, c, a, elsewhere], day_one + timedelta(hours=1)),
+                   "summarize_related") == []
+    assert [op.id for op in live_summaries(owner)] == [pending.id]
+
+
+def test_a_fact_after_a_committed_summary_is_proposed_as_its_update_and_approval_replaces_it(
+        owner, store, day_one, production_summary_rules):
+    a, b, c = bram_facts(owner, "Bram is a four-year-old mixed-breed dog.", "Bram sleeps in the hallway.",
+                         "Bram eats twice a day.")
+    (summary,) = by_kind(process(store, owner, [a, b, c], day_one), "summarize_related")
+    committed = approve(store, owner, summary, day_one)
+    (d,) = bram_facts(owner, "Bram is afraid of thunderstorms.")
+    (update,) = by_kind(process(store, owner, [a, b, d], day_one + timedelta(days=1)), "summarize_related")
+    assert update.reason == "summary_update" and operation_row(owner, update.id).supersedes == committed.id
+    assert operation_row(owner, committed.id).state == "committed"  # in use until the owner approves the update
+    approve(store, owner, update, day_one + timedelta(days=1))
+    assert operation_row(owner, committed.id).state == "invalidated"
+    assert operation_row(owner, committed.id).reason == "superseded_by_update"
+    with owner_context(owner):
+        active = list(DerivedMemory.objects.filter(status="active"))
+    assert [row.operation_id for row in active] == [update.id] and len(active[0].clauses) >= 3
+
+
+@pytest.mark.parametrize("statements, why", [
+    (("Bram is a four-year-old mixed-breed dog.", "Bram sleeps in the hallway."), "two clauses"),
+])
+def test_a_summary_that_repeats_what_one_search_renders_is_not_proposed(owner, store, day_one,
+                                                                         production_summary_rules, statements, why):
+    facts = bram_facts(owner, *statements)
+    assert by_kind(process(store, owner, facts, day_one), "summarize_related") == [], why
+
+
+def in_session(owner, session_id, statement: str, subject: str):
+    event = services.event_append(principal=owner, session_id=session_id, kind="user.message.created",
+                                  speaker="owner", parts=[statement], created_at=T0)
+    return services.memory_create(principal=owner, draft=draft(event, statement=statement, subject=subject, at=T0),
+                                  now=T0)
+
+
+def test_a_summary_of_one_conversation_is_not_proposed_and_of_two_it_is(owner, store, day_one,
+                                                                         production_summary_rules):
+    session = services.session_create(principal=owner, started_at=T0)
+    one_conversation = [in_session(owner, session.id, statement, "Kofi") for statement in (
+        "Kofi climbs on Tuesdays.", "Kofi climbs at the harbour gym.", "Kofi owns red climbing shoes.")]
+    assert by_kind(process(store, owner, one_conversation, day_one), "summarize_related") == []
+    (elsewhere,) = [original(owner, "Kofi met the owner at the harbour gym.", subject="Kofi")]
+    (summary,) = by_kind(process(store, owner, [*one_conversation[:2], elsewhere], day_one + timedelta(hours=1)),
+                         "summarize_related")
+    assert {ref.memory_id for ref in summary.inputs} >= {one_conversation[0].id, elsewhere.id}
