@@ -278,10 +278,19 @@ class Coverage(Value):
     # Failed attempts counted on the owner's groups (each group has at most
     # RECON_MAX_GROUP_ATTEMPTS): one more is progress toward a terminal outcome.
     failed_attempts: int = 0
+    # Model reach: the model-lane groups this job formed and those whose evidence a proposal
+    # request actually carried to the provider. A group that ends with a durable outcome
+    # without being sent (abstained, deferred, too large) counts in coverage, never in reach.
+    groups_formed: int = 0
+    groups_sent: int = 0
 
     @property
     def model_coverage(self) -> Optional[float]:
         return None if not self.groupable_anchors else self.groupable_processed / self.groupable_anchors
+
+    @property
+    def model_reach(self) -> Optional[float]:
+        return None if not self.groups_formed else self.groups_sent / self.groups_formed
 
 
 class SliceReport(Owned):

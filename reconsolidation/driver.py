@@ -255,7 +255,8 @@ def made_progress(run: SliceRun) -> bool:
 
 
 def coverage_json(cover: Coverage) -> dict:
-    """Scan coverage and model coverage apart, content-free (``dream --json``, the task)."""
+    """Scan coverage, model coverage and model reach apart, content-free (``dream --json``,
+    the task): every group may have a durable outcome while few were ever sent."""
     ratio = cover.model_coverage
     return {
         "scan": {"read": min(cover.full_cursor, cover.generation_size), "of": cover.generation_size,
@@ -263,6 +264,8 @@ def coverage_json(cover: Coverage) -> dict:
         "model": {"groupable_anchors": cover.groupable_anchors, "processed": cover.groupable_processed,
                   "coverage": None if ratio is None else round(ratio, 4), "groups_pending": cover.groups_pending,
                   "groups_failed": cover.groups_failed, "complete": cover.model_complete},
+        "reach": {"groups_formed": cover.groups_formed, "groups_sent": cover.groups_sent,
+                  "reach": None if cover.model_reach is None else round(cover.model_reach, 4)},
     }
 
 

@@ -88,6 +88,10 @@ class ReconsolidationStore:
         return spend.settle(principal, reservation_id, outcome=outcome, actual_usd=actual_usd, lease_token=lease_token,
                             completion=completion, now=self._now(now))
 
+    def members_left_out(self, principal: Principal, *, lease_token: UUID, left_out: Sequence,
+                         now: Optional[datetime] = None) -> None:
+        spend.members_left_out(principal, lease_token=lease_token, left_out=left_out, now=self._now(now))
+
     def stage_decision(self, principal: Principal, *, lease_token: UUID, stage: str, decision: str, reason: str = "",
                        counts: Optional[dict] = None, now: Optional[datetime] = None) -> None:
         spend.stage_decision(principal, lease_token=lease_token, stage=stage, decision=decision, reason=reason,

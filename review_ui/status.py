@@ -143,6 +143,9 @@ class Status:
             sentences.append(f"Of the {plural(cover.groupable_anchors, 'memory', 'memories')} with related ones, "
                              f"the model has looked at {cover.groupable_processed} "
                              f"({round(100 * cover.model_coverage)}%).")
+        if cover.groups_formed:
+            sentences.append(f"The evidence of {cover.groups_sent} of the {plural(cover.groups_formed, 'group')} "
+                             f"formed was sent to the model ({round(100 * cover.model_reach)}%).")
         if cover.scan_complete:
             sentences.append("The whole memory bank has been read in this pass."
                              if cover.model_complete else

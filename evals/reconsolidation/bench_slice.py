@@ -276,6 +276,9 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         "model": {"processor": processor, "idle": processor != "none" and complete,
                   "groupable_anchors": coverage.groupable_anchors, "groupable_processed": coverage.groupable_processed,
                   "model_coverage": coverage.model_coverage, "groups_failed": coverage.groups_failed,
+                  # model reach: groups whose evidence a sent proposal request carried ÷ groups formed
+                  "groups_formed": coverage.groups_formed, "groups_sent": coverage.groups_sent,
+                  "model_reach": coverage.model_reach,
                   "reservations_per_slice_max": max(calls), "reservations_total": sum(calls),
                   "chat_requests_per_slice_max": max(requests) if provider is not None else None,
                   "chat_requests_total": sum(requests) if provider is not None else None,
@@ -401,6 +404,7 @@ def summary(report: dict) -> str:
     if model["processor"] != "none":
         lines.append(f"  {model['processor']}: {result['slices']} slices to idle ({'reached' if model['idle'] else 'NOT reached'}); "
                      f"model coverage {model['groupable_processed']}/{model['groupable_anchors']} groupable anchors; "
+                     f"model reach {model['groups_sent']}/{model['groups_formed']} groups sent; "
                      f"at most {model['reservations_per_slice_max']} reservation(s) a slice; "
                      + ("" if model.get("chat_requests_per_slice_max") is None else
                         f"at most {model['chat_requests_per_slice_max']} chat request(s) a slice "

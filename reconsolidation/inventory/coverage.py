@@ -19,6 +19,8 @@ def coverage(principal: Principal, job: ReconsolidationJob) -> Coverage:
         pending, processed, failed, failed_attempts = cursor.fetchone()
         cursor.execute(sql.MODEL_COVERAGE, {"job_id": job.id, "policy": bounds.POLICY})
         groupable, groupable_processed = cursor.fetchone()
+        cursor.execute(sql.MODEL_REACH, {"job_id": job.id})
+        groups_formed, groups_sent = cursor.fetchone()
     scan_complete = job.full_cursor_sequence >= job.full_high_watermark
     return Coverage(
         generation=job.full_generation, generation_size=job.full_high_watermark, full_cursor=job.full_cursor_sequence,
@@ -27,4 +29,5 @@ def coverage(principal: Principal, job: ReconsolidationJob) -> Coverage:
         groups_pending=pending, groups_processed=processed, groups_failed=failed, failed_attempts=failed_attempts,
         model_complete=scan_complete and pending == 0 and job.not_selected == 0 and model_lane_done(job),
         groupable_anchors=groupable, groupable_processed=groupable_processed,
+        groups_formed=groups_formed, groups_sent=groups_sent,
     )

@@ -129,6 +129,22 @@ GROUP_COUNTS = """
     FROM reconsolidation_reconsolidationgroup WHERE job_id = %(job_id)s AND origin = 'neighbours'
 """
 
+# Model reach of one job: the model-lane groups it formed, and those whose evidence was
+# actually sent — named by a proposal call whose transport says the request went out
+# (completed, or sent and then timed out or interrupted). A deferred, refused or cancelled
+# call sent nothing, so its groups did not reach the model.
+MODEL_REACH = """
+    SELECT (SELECT count(*) FROM reconsolidation_reconsolidationgroup
+            WHERE job_id = %(job_id)s AND origin = 'neighbours'),
+           (SELECT count(DISTINCT g.id)
+            FROM reconsolidation_reconsolidationspend s
+            CROSS JOIN LATERAL jsonb_array_elements_text(s.call_audit -> 'group_ids') AS sent(group_id)
+            JOIN reconsolidation_reconsolidationgroup g ON g.id = sent.group_id::uuid
+            WHERE g.job_id = %(job_id)s AND g.origin = 'neighbours'
+              AND s.call_audit ->> 'stage' = 'proposal'
+              AND s.call_audit -> 'completion' ->> 'transport_outcome' IN ('completed', 'timeout', 'interrupted'))
+"""
+
 # Model coverage of one job: anchors that have related originals (an anchor receipt of this
 # job that names a group or waits for one) and those whose group the model processed. A
 # duplicate whose receipt names no group (its set is another anchor's group) counts in

@@ -9,11 +9,12 @@ record is labelled untrusted, and no tools are offered.
 
 Bounds are named settings: input tokens (one per UTF-8 byte of the complete request,
 ``RECON_REQUEST_MAX_INPUT_TOKENS``), output tokens, request bytes, bytes per excerpt, parts
-per event, excerpts per group and groups per batch. A source that does not fit **defers its
-group** with a finite reason — never a truncated citation — and valid siblings stay. A group
-that would fit alone but not beside the siblings already in the batch is ``batch_full``
-(transient: a later slice's batch takes it), not ``request_too_large``/``above_slice_ceiling``,
-which say the group cannot be sent in any batch.
+per event, excerpts per group and groups per batch. Groups are sent for what a request can
+carry: a member whose own evidence may not be sent, or that would take its group past an
+equal share of the request, is **left out** with a finite reason (``LeftOut``) — never a
+truncated citation — and the rest of the group goes while two members remain; otherwise the
+group defers and its valid siblings stay. A group that would fit alone but not beside the
+siblings already in the batch is ``batch_full`` (transient: a later batch takes it).
 
 It performs no provider call, no database read and no write: the admission service owns the
 fresh re-check and the reservation of this exact digest.
@@ -115,12 +116,13 @@ class Deferral(Value):
 
 
 class PreparedBatch(Value):
-    """The prepared request (``None`` when every group deferred), its local context and the
-    deferrals with their finite reasons."""
+    """The prepared request (``None`` when every group deferred), its local context, the
+    deferrals with their finite reasons and the members of sent groups left out of it."""
 
     request: Optional[PreparedRequest]
     context: Optional[ProposalContext]
     deferred: tuple[Deferral, ...]
+    left_out: tuple["LeftOut", ...] = ()
 
 
 class GroupDeferred(Exception):
@@ -135,10 +137,71 @@ def _iso(value: Optional[datetime]) -> Optional[str]:
     return None if value is None else value.isoformat().replace("+00:00", "Z")
 
 
-def admit_group(group: SourceGroup, policy: EgressPolicy, scopes: dict[str, str]) -> tuple[dict, ContextGroup]:
-    """One group's payload and context, or ``GroupDeferred`` with the first reason it cannot be sent."""
+# Reasons that belong to one member's own evidence: that member is left out of the request
+# (and the reason recorded) while the rest of its group is still sent.
+MEMBER_REASONS = frozenset({"evidence_missing", "evidence_not_admissible", "excerpt_too_large",
+                            "classification_missing", "above_ceiling", "secret", "credential", "injection",
+                            "sensitive_pattern", "residency_unknown", "attribution_unknown"})
+
+
+class LeftOut(Value):
+    """A member of a sent group whose evidence was not sent, and why (content free)."""
+
+    group_id: UUID
+    memory_id: UUID
+    reason: DeferReason
+
+
+class _MemberRefused(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _member(memory: SourceMemory, policy: EgressPolicy) -> tuple[dict, list[dict], list]:
+    """One member's source record (without its scope label) and excerpts, or ``_MemberRefused``
+    when its own evidence may not be sent."""
+    decisions = [assess(policy, kind="memory", item_id=memory.memory_id, attribution=memory.attribution,
+                        text=f"{memory.subject}\n{memory.statement}", floor=memory.sensitivity)]
+    if not memory.evidence:
+        raise _MemberRefused("evidence_missing")
+    excerpts: list[dict] = []
+    for part in sorted(memory.evidence, key=lambda p: (str(p.event_id), p.position, str(p.part_id))):
+        if part.event_kind != EVIDENCE_EVENT_KIND or part.speaker != EVIDENCE_SPEAKER or part.excluded or part.erased:
+            raise _MemberRefused("evidence_not_admissible")
+        if not part.text:
+            raise _MemberRefused("evidence_missing")
+        if len(part.text.encode("utf-8")) > limit("RECON_EXCERPT_MAX_BYTES"):
+            raise _MemberRefused("excerpt_too_large")
+        decisions.append(assess(policy, kind="excerpt", item_id=part.part_id, text=part.text,
+                                floor=memory.sensitivity, attribution=memory.attribution))
+        excerpts.append({"excerpt_id": str(part.part_id), "event_id": str(part.event_id), "position": part.position,
+                         "created_at": _iso(part.created_at), "text": part.text, "trust": "untrusted"})
+    refused = decisions_allow(policy, decisions)
+    if refused is not None:
+        raise _MemberRefused(refused)
+    source = {
+        "belief_id": str(memory.memory_id), "content_revision": memory.content_revision,
+        "subject": memory.subject, "statement": memory.statement, "belief_type": memory.belief_type,
+        "polarity": memory.polarity, "attribution": memory.attribution, "portable": memory.portable,
+        "evidence_at": _iso(memory.evidence_at), "expires_at": _iso(memory.expires_at),
+        "excerpt_ids": list(dict.fromkeys(e["excerpt_id"] for e in excerpts)), "trust": "untrusted",
+    }
+    return source, excerpts, decisions
+
+
+def admit_group(group: SourceGroup, policy: EgressPolicy, scopes: dict[str, str], *,
+                members: Optional[frozenset[UUID]] = None) -> tuple[dict, ContextGroup, tuple[LeftOut, ...]]:
+    """One group's payload and context, and the members left out of it.
+
+    A claimed input that is gone, changed or no longer eligible defers the whole group (its
+    plan no longer holds: ``GroupDeferred``). A member whose own evidence may not be sent —
+    another speaker's message, an oversized excerpt, an egress refusal — is left out with
+    its reason and the rest is sent, as long as two members remain. ``members`` restricts
+    the group to those inputs (a size cap chose them); the others are left out as
+    ``request_too_large``."""
     by_id = {memory.memory_id: memory for memory in group.sources}
-    sources, excerpts, context_inputs, decisions = [], {}, [], []
+    sources, excerpts, context_inputs, left_out = [], {}, [], []
     parts_per_event: dict[UUID, set[UUID]] = defaultdict(set)
     for ref in sorted(group.claimed, key=lambda r: str(r.memory_id)):
         memory = by_id.get(ref.memory_id)
@@ -150,48 +213,31 @@ def admit_group(group: SourceGroup, policy: EgressPolicy, scopes: dict[str, str]
             raise GroupDeferred("source_changed")
         if memory.status != "active" or memory.erased:
             raise GroupDeferred("source_not_eligible")
-        if not memory.evidence:
-            raise GroupDeferred("evidence_missing")
-        decisions.append(assess(policy, kind="memory", item_id=memory.memory_id, attribution=memory.attribution,
-                                text=f"{memory.subject}\n{memory.statement}", floor=memory.sensitivity))
-        excerpt_ids = []
-        for part in sorted(memory.evidence, key=lambda p: (str(p.event_id), p.position, str(p.part_id))):
-            if (part.event_kind != EVIDENCE_EVENT_KIND or part.speaker != EVIDENCE_SPEAKER or part.excluded
-                    or part.erased):
-                raise GroupDeferred("evidence_not_admissible")
-            if not part.text:
-                raise GroupDeferred("evidence_missing")
-            if len(part.text.encode("utf-8")) > limit("RECON_EXCERPT_MAX_BYTES"):
-                raise GroupDeferred("excerpt_too_large")
-            decisions.append(assess(policy, kind="excerpt", item_id=part.part_id, text=part.text,
-                                    floor=memory.sensitivity, attribution=memory.attribution))
-            record = {"excerpt_id": str(part.part_id), "event_id": str(part.event_id), "position": part.position,
-                      "created_at": _iso(part.created_at), "text": part.text, "trust": "untrusted"}
-            if excerpts.setdefault(part.part_id, record) != record:
+        if members is not None and memory.memory_id not in members:
+            left_out.append(LeftOut(group_id=group.group_id, memory_id=memory.memory_id, reason="request_too_large"))
+            continue
+        try:
+            source, member_excerpts, _ = _member(memory, policy)
+        except _MemberRefused as refused:
+            left_out.append(LeftOut(group_id=group.group_id, memory_id=memory.memory_id, reason=refused.reason))
+            continue
+        for record in member_excerpts:
+            if excerpts.setdefault(record["excerpt_id"], record) != record:
                 raise GroupDeferred("snapshot_inconsistent")  # one part read twice with different content
-            parts_per_event[part.event_id].add(part.part_id)
-            if part.part_id not in excerpt_ids:
-                excerpt_ids.append(part.part_id)
-        sources.append({
-            "belief_id": str(memory.memory_id), "content_revision": memory.content_revision,
-            "subject": memory.subject, "statement": memory.statement, "belief_type": memory.belief_type,
-            "polarity": memory.polarity, "attribution": memory.attribution,
-            "scope": scopes.setdefault(memory.scope, f"scope-{len(scopes) + 1}"), "portable": memory.portable,
-            "evidence_at": _iso(memory.evidence_at), "expires_at": _iso(memory.expires_at),
-            "excerpt_ids": [str(e) for e in excerpt_ids], "trust": "untrusted",
-        })
+            parts_per_event[record["event_id"]].add(record["excerpt_id"])
+        source["scope"] = scopes.setdefault(memory.scope, f"scope-{len(scopes) + 1}")
+        sources.append(source)
         context_inputs.append(ContextInput(belief_id=memory.memory_id, content_revision=memory.content_revision,
-                                           excerpt_ids=tuple(excerpt_ids)))
+                                           excerpt_ids=tuple(UUID(e) for e in source["excerpt_ids"])))
+    if len(sources) < 2:  # nothing to compare: the first member's reason is the group's
+        raise GroupDeferred(left_out[0].reason if left_out else "source_missing")
     if any(len(parts) > limit("RECON_EVENT_MAX_PARTS") for parts in parts_per_event.values()):
         raise GroupDeferred("event_parts_exceeded")
     if len(excerpts) > limit("RECON_GROUP_MAX_EXCERPTS"):
         raise GroupDeferred("group_excerpts_exceeded")
-    refused = decisions_allow(policy, decisions)
-    if refused is not None:
-        raise GroupDeferred(refused)
     payload = {"group_id": str(group.group_id), "sources": sources,
                "excerpts": sorted(excerpts.values(), key=lambda e: (e["event_id"], e["position"], e["excerpt_id"]))}
-    return payload, ContextGroup(group_id=group.group_id, inputs=tuple(context_inputs))
+    return payload, ContextGroup(group_id=group.group_id, inputs=tuple(context_inputs)), tuple(left_out)
 
 
 def _body(stage: str, batch_id: UUID, config: ProviderConfig, payloads: list[dict]) -> bytes:
@@ -263,13 +309,17 @@ def build_proposal_request(
             return "above_slice_ceiling"
         return ""
 
+    # Each offered group gets an equal share of what one request carries beside its framing,
+    # so the batch's groups fit one request together; a larger group sends its smaller members.
+    room = min(limit("RECON_REQUEST_MAX_BYTES"), limit("RECON_REQUEST_MAX_INPUT_TOKENS"))
+    framing = len(_body("proposal", batch_id, config, [])) + len(offered)  # a comma between payloads
+    share = (room - framing) // max(1, len(offered))
     scopes: dict[str, str] = {}
-    payloads, contexts = [], []
+    payloads, contexts, left_out = [], [], []
     shared: dict[UUID, tuple] = {}  # memory -> (revision, statement): one snapshot per batch
     for group in offered:
-        trial_scopes = dict(scopes)
         try:
-            payload, context = admit_group(group, policy, trial_scopes)
+            payload, context, left, trial_scopes = _within_share(group, policy, scopes, share)
             for memory in group.sources:
                 seen = shared.get(memory.memory_id)
                 if seen is not None and seen != memory.model_dump():
@@ -284,10 +334,35 @@ def build_proposal_request(
         shared.update({memory.memory_id: memory.model_dump() for memory in group.sources})
         payloads.append(payload)
         contexts.append(context)
+        left_out.extend(left)
     if not payloads:
         return PreparedBatch(request=None, context=None, deferred=tuple(deferred))
 
     request = seal("proposal", batch_id, config, policy, _body("proposal", batch_id, config, payloads))
     context = ProposalContext(batch_id=batch_id, tenant_id=policy.tenant_id, principal_id=policy.principal_id,
                               groups=tuple(contexts))
-    return PreparedBatch(request=request, context=context, deferred=tuple(deferred))
+    return PreparedBatch(request=request, context=context, deferred=tuple(deferred), left_out=tuple(left_out))
+
+
+def _member_bytes(payload: dict, belief_id: str) -> int:
+    source = next(s for s in payload["sources"] if s["belief_id"] == belief_id)
+    cited = set(source["excerpt_ids"])
+    return len(canonical_json(source)) + sum(len(canonical_json(e)) for e in payload["excerpts"]
+                                             if e["excerpt_id"] in cited)
+
+
+def _within_share(group: SourceGroup, policy: EgressPolicy, scopes: dict[str, str],
+                  share: int) -> tuple[dict, ContextGroup, tuple[LeftOut, ...], dict[str, str]]:
+    """The group admitted within ``share`` bytes of payload: its largest members are left out
+    (``request_too_large``, largest first, ties by ID) until it fits or two remain. Returns
+    the scope labels as they would be with this group sent."""
+    trial = dict(scopes)
+    payload, context, left = admit_group(group, policy, trial)
+    members = {str(i.belief_id) for i in context.inputs}
+    while len(canonical_json(payload)) > share and len(members) > 2:
+        members.remove(max(sorted(members), key=lambda m: _member_bytes(payload, m)))
+        trial = dict(scopes)
+        payload, context, capped = admit_group(group, policy, trial, members=frozenset(UUID(m) for m in members))
+        known = {out.memory_id for out in left}  # a member refused for its evidence keeps that reason
+        left += tuple(out for out in capped if out.memory_id not in known)
+    return payload, context, left, trial

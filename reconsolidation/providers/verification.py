@@ -143,7 +143,8 @@ def build_verification_request(
             reason = "source_missing"
         else:
             try:
-                payload, again = admit_group(group, policy, scopes)
+                sent = frozenset(i.belief_id for i in admitted.inputs)
+                payload, again, _ = admit_group(group, policy, scopes, members=sent)
                 if again != admitted:
                     reason = "source_changed"
                 else:

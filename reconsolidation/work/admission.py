@@ -47,7 +47,7 @@ from reconsolidation.providers.contract import PreparedRequest, ProviderConfig
 from reconsolidation.providers.egress import EgressPolicy, egress_policy
 from reconsolidation.providers.envelopes import ProposalContext
 from reconsolidation.providers.parser import ProposalParse
-from reconsolidation.providers.request import SourceGroup, build_proposal_request
+from reconsolidation.providers.request import LeftOut, SourceGroup, build_proposal_request
 from reconsolidation.providers.settlement import call_audit
 from reconsolidation.providers.source_groups import read_source_groups
 from reconsolidation.providers.verification import PreparedVerification, build_verification_request
@@ -108,6 +108,7 @@ class Admission:
     context: Optional[ProposalContext] = None  # proposal stage
     verification: Optional[PreparedVerification] = None  # verification stage
     dropped: tuple[tuple[UUID, NotAdmitted], ...] = ()  # refused before serialization
+    left_out: tuple[LeftOut, ...] = ()  # members of sent groups whose evidence was not sent
 
 
 Admitted = Union[Admission, NotAdmitted]
@@ -169,7 +170,7 @@ class ReconsolidationRequestAdmission:
             kept = {lease.group_id for lease in offered}
             return Admission(request=batch.request, reservation=reservation, policy=policy,
                              groups=tuple(group for group in groups if group.group_id in kept), leases=offered,
-                             context=batch.context, dropped=dropped)
+                             context=batch.context, dropped=dropped, left_out=batch.left_out)
 
     def admit_verification(self, proposal: Admission, parsed: ProposalParse, *, now: datetime) -> Admitted:
         """Fresh re-admission of the proposal's groups and one verification request for the

@@ -153,7 +153,10 @@ def process_batch(store: ReconsolidationStore, principal: Principal, group_lease
         _finish(store, principal, [lease for lease in live if lease.group_id not in dropped], _stop_for(proposal), now)
         return ()
     offered, instant, stage = proposal.leases, now, "proposal"
-    decide(stage, "prepared", now, groups=len(offered), groups_dropped=len(dropped))
+    left_out = {"members_left_out": len(proposal.left_out)} if proposal.left_out else {}
+    decide(stage, "prepared", now, groups=len(offered), groups_dropped=len(dropped), **left_out)
+    if proposal.left_out:
+        store.members_left_out(principal, lease_token=offered[0].lease_token, left_out=proposal.left_out, now=now)
     try:
         run = _executed(executor.execute(proposal, now=instant))
         instant = run.finished_at

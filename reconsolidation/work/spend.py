@@ -51,6 +51,7 @@ STAGES = ("proposal", "verification", "review")
 STAGE_DECISIONS = ("prepared", "deferred", "invalid_response", "reviewed")
 # Counts a stage decision may carry, each at most one batch's worth.
 STAGE_COUNTS = {"groups": bounds.RECON_SLICE_MAX_GROUPS, "groups_dropped": bounds.RECON_SLICE_MAX_GROUPS,
+                "members_left_out": bounds.RECON_SLICE_MAX_GROUPS * bounds.RECON_GROUP_MAX_MEMBERS,
                 "candidates": bounds.RECON_SLICE_MAX_OPERATIONS, "accepted": bounds.RECON_SLICE_MAX_OPERATIONS,
                 "rejected": bounds.RECON_SLICE_MAX_OPERATIONS}
 
@@ -160,6 +161,20 @@ def settle(
         row.save(update_fields=["state", "settled_usd", "charged_usd", "settled_at", "call_audit"])
         day_charged = spend_release(principal=principal, purpose=SPEND_PURPOSE, day=day, usd=released, now=now)
         return _receipt(principal, row, released, day_charged)
+
+
+def members_left_out(principal: Principal, *, lease_token: UUID, left_out: Sequence, now: datetime) -> None:
+    """Record, per group and reason, how many of its members a sent request left out
+    (content-free audit rows ``member_left_out``: the group's ID, a reason code, a count)."""
+    now = require_aware(now)
+    tally: dict[tuple[UUID, str], int] = {}
+    for out in left_out:
+        tally[(out.group_id, out.reason)] = tally.get((out.group_id, out.reason), 0) + 1
+    with owner_context(principal):
+        job = locked_job(principal, lease_token, now)
+        for (group_id, reason), members in sorted(tally.items(), key=lambda item: (str(item[0][0]), item[0][1])):
+            audit(principal, "member_left_out", now, reason=reason, job_id=job.id, group_id=group_id,
+                  counts={"members": members})
 
 
 def stage_decision(principal: Principal, *, lease_token: UUID, stage: str, decision: str, reason: str = "",

@@ -145,14 +145,44 @@ def test_request_byte_bound_applies_independently_of_the_token_bound(settings):
     assert reasons(prepared([g])) == {g.group_id: "request_too_large"}
 
 
-def test_default_bound_defers_a_group_that_needs_more_than_16384_bytes_and_keeps_siblings():
+def test_a_group_larger_than_its_share_sends_the_members_that_fit_and_leaves_out_the_rest():
+    """Nine members with 2,000-byte excerpts need more than 16,384 bytes: the request carries
+    the group within its equal share, leaving out its largest members (request_too_large,
+    recorded), and the sibling goes in the same request."""
     long_text = "word " * 400  # 2,000 bytes per excerpt
     big = group("big", [memory(f"big{i}", "Desk.", evidence=[part(f"big{i}", long_text)]) for i in range(9)])
     small = simple_group("small")
     batch = prepared([big, small])
-    assert reasons(batch) == {big.group_id: "request_too_large"}
-    assert [g.group_id for g in batch.context.groups] == [small.group_id]
+    assert reasons(batch) == {}
+    assert [g.group_id for g in batch.context.groups] == [big.group_id, small.group_id]
+    sent = {i.belief_id for i in batch.context.groups[0].inputs}
+    left = {out.memory_id: out.reason for out in batch.left_out}
+    assert len(sent) >= 2 and set(left.values()) == {"request_too_large"}
+    assert sent | set(left) == {m.memory_id for m in big.sources} and not sent & set(left)
     assert batch.request.input_tokens == len(batch.request.body) <= 16384
+
+
+def test_four_groups_of_large_members_share_one_request():
+    """A slice's four groups fit one proposal request: each is capped to a quarter."""
+    long_text = "word " * 150  # 750 bytes: eight members need more than a quarter, two fit in it
+    groups = [group(f"g{n}", [memory(f"g{n}m{i}", "Desk.", evidence=[part(f"g{n}m{i}", long_text)])
+                              for i in range(8)]) for n in range(4)]
+    batch = prepared(groups)
+    assert reasons(batch) == {} and len(batch.context.groups) == 4
+    assert all(len(g.inputs) >= 2 for g in batch.context.groups) and batch.left_out
+    assert len(batch.request.body) <= 16384
+
+
+def test_a_group_with_one_inadmissible_member_is_sent_without_that_member():
+    """Another person's message as one member's evidence leaves out that member (recorded as
+    evidence_not_admissible), not the whole group: the two owner members still reach the model."""
+    other = memory("other", "Desk is oak.", evidence=[part("other", "My desk is oak.", speaker=f"person:{sid('x')}")])
+    g = group("g", [memory("a", "Desk is oak."), memory("b", "Desk is oak too."), other])
+    batch = prepared([g])
+    assert reasons(batch) == {}
+    assert {i.belief_id for i in batch.context.groups[0].inputs} == {sid("memory", "a"), sid("memory", "b")}
+    assert [(out.memory_id, out.reason) for out in batch.left_out] == [(other.memory_id, "evidence_not_admissible")]
+    assert b"My desk is oak." not in batch.request.body
 
 
 def test_a_group_that_fits_alone_but_not_beside_its_siblings_is_batch_full_not_too_large(settings):

@@ -13,14 +13,17 @@ from uuid import UUID, uuid4, uuid5
 import pytest
 
 from evals.reconsolidation.responder import MODEL, HeuristicResponder, _inputs, _support
-from memory.domain import MemoryChanges
+from memory import services
+from memory.domain import MemoryChanges, SourceRef
 from memory.models import SpendDay
 from memory.services import memory_revise
 from reconsolidation import bounds, driver
 from reconsolidation.domain import input_digest
+from reconsolidation.inventory.coverage import coverage
 from reconsolidation.models import (
     ReconsolidationAudit,
     ReconsolidationGroup,
+    ReconsolidationJob,
     ReconsolidationOperation,
     ReconsolidationSpend,
 )
@@ -28,7 +31,7 @@ from reconsolidation.providers.envelopes import PROPOSAL_SCHEMA
 from reconsolidation.providers.scripted import scripted_config
 from reconsolidation.store import ReconsolidationStore
 from reconsolidation.work.model_path import process_batch
-from tests.factories import make_owner
+from tests.factories import T0, draft, make_owner
 from tests.reconsolidation.helpers import original, refs
 from tests.reconsolidation.evidence.test_unattended_mode import report
 from tests.reconsolidation.work_builders import approve, by_kind, merged
@@ -399,3 +402,41 @@ def test_unattended_commits_a_paraphrase_merge_only_when_the_model_verifier_says
     _, look_alike = claimed_batch(store, owner, [[a, dog]], later)
     assert [op for op in process_batch(store, owner, look_alike, ParaphraseModel(True), now=later)
             if op.kind == "merge_equivalent"] == []
+
+
+def also_citing_the_assistant(principal, statement, subject, at):
+    """An original citing the owner's message and the assistant's reply: the owner's evidence
+    makes it eligible, the assistant's part may never be sent."""
+    session = services.session_create(principal=principal, started_at=T0)
+    said = [services.event_append(principal=principal, session_id=session.id, kind=kind, speaker=speaker,
+                                  parts=[text], created_at=T0)
+            for kind, speaker, text in (("user.message.created", "owner", "I prefer Celsius."),
+                                        ("assistant.message.created", "assistant", "Noted: Celsius."))]
+    return services.memory_create(principal=principal, now=T0, draft=draft(
+        said[0], statement=statement, subject=subject,
+        sources=tuple(SourceRef(event=e.id, part=e.parts[0].id) for e in said)))
+
+
+def test_a_group_with_one_inadmissible_member_reaches_the_model_without_that_member(owner, enabled, store, day_one):
+    """One member's evidence is the assistant's message: that member is left out (recorded,
+    content free) and the two owner members still reach the model, merged; the job's model
+    reach counts the group as sent."""
+    pair = equal_pair(owner, "The owner prefers Celsius.", "units")
+    said_by_assistant = also_citing_the_assistant(owner, "The owner prefers Celsius.", "units", day_one)
+    lease, (claimed,) = claimed_batch(store, owner, [[*pair, said_by_assistant]], day_one)
+    responder = Seen()
+    ops = process_batch(store, owner, [claimed], responder, now=day_one)
+    assert responder.groups_offered() == [{claimed.group_id}]
+    sent = {source["belief_id"] for group in responder.documents[0]["untrusted_data"]["groups"]
+            for source in group["sources"]}
+    assert sent == {str(m.id) for m in pair}
+    assert [{r.memory_id for r in op.inputs} for op in by_kind(ops, "merge_equivalent")] == [{m.id for m in pair}]
+    with owner_context(owner):
+        (left,) = ReconsolidationAudit.objects.filter(event="member_left_out")
+        prepared = ReconsolidationAudit.objects.get(event="batch_proposal_prepared")
+    assert (left.group_id, left.reason, left.counts) == (claimed.group_id, "evidence_not_admissible", {"members": 1})
+    assert prepared.counts["members_left_out"] == 1
+    store.release(owner, lease.lease_token, now=day_one)
+    with owner_context(owner):
+        cover = coverage(owner, ReconsolidationJob.objects.get(id=lease.job_id))
+    assert (cover.groups_formed, cover.groups_sent, cover.model_reach) == (1, 1, 1.0)

@@ -28,6 +28,7 @@ def view(n: int = 1, **overrides) -> SourceView:
         subject="rent", belief_type="fact", claim_kind="claim", polarity="affirmed", derivation="explicit",
         attribution="owner", scope="user", portable=True, authority="USER", sensitivity="internal", confidence=0.9,
         evidence_at=T0, valid_from=T0, expires_at=None,
+        session_ids=(UUID(int=10_000 + n),),  # each view from its own conversation, as ``original`` makes them
     )
     values.update(overrides)
     return SourceView(**values)

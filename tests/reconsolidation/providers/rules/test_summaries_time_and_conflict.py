@@ -71,6 +71,7 @@ def _instant(value):
 
 def demo_views(keep) -> list[SourceView]:
     bank = json.loads(DEMO_BANK.read_text())
+    session_of = {event["id"]: event["session"] for event in bank["events"]}
     found = []
     for n, row in enumerate(bank["memories"]):
         if row["status"] != "active" or not keep(row):
@@ -81,7 +82,8 @@ def demo_views(keep) -> list[SourceView]:
             polarity=row["polarity"], derivation=row["derivation"], attribution=row["attribution"], scope=row["scope"],
             portable=row["portable"], authority=row["authority"], sensitivity=row["sensitivity"],
             confidence=row["confidence"], evidence_at=_instant(row["evidence_at"]), valid_from=_instant(row["valid_from"]),
-            expires_at=_instant(row["expires_at"]), entity_ids=tuple(row["entity_ids"] or ())))
+            expires_at=_instant(row["expires_at"]), entity_ids=tuple(row["entity_ids"] or ()),
+            session_ids=tuple(sorted({UUID(session_of[source["event"]]) for source in row["sources"]}, key=str))))
     return found
 
 
