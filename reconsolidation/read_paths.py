@@ -1,64 +1,19 @@
-"""Recall through reconsolidation: merge suppression (retrieval-reconsolidation@1),
-summaries in remaining slots (@2), historical group state and the request's hard filters
-over derived items (@3).
+"""Recall through reconsolidation: merge suppression, summaries in the slots left, historical
+group state, and the request's hard filters over derived items (``reconsolidate``).
 
-The retriever hands over its ranked originals — every hard predicate already applied in
-SQL, before the item/token budget — and gets back the items to offer the budget and an
-``admit`` rule for it:
+The retriever hands over its ranked originals (every hard predicate already applied) and
+gets back the items to offer the budget and an ``admit`` rule. Originals keep their order
+and scores; an active merge set renders once, in its best-ranked visible member's slot,
+suppressing the others *in this rendering only*; summaries use only the capacity left.
 
-* Originals first, in their existing order and with their existing scores.
-* An **active merge set** (operation ``committed``, membership ``active``, complete
-  support still valid) renders once, in the slot of its best-ranked visible member: the
-  canonical when this request's predicates permit it (fetched even when it was not a
-  candidate), otherwise that best-ranked visible member itself. The slot keeps its
-  ranking score either way. The other members are suppressed *in this rendering only*;
-  they stay recallable by every other read.
-* A merge whose support no longer holds (a member erased, corrected, retracted — any
-  content revision other than the recorded one — or its leaf event erased or excluded)
-  suppresses nothing: reads honour invalidation before any sweep runs, so every member
-  is back exactly as after an undo.
-* **Summaries** (``DerivedMemory`` kind summary, status active, operation committed)
-  follow every original, so they only use capacity the originals left. A summary is
-  offered only when it is itself visible (ceiling, scope, validity, type filter) and
-  every dependency — rendered clause or omitted input — is un-erased at its recorded
-  content revision, active, valid now, within the ceiling and scope, with its leaf event
-  intact. ``admit`` omits a summary that repeats an atom already selected (an original,
-  a member suppressed in its favour, or a clause of a summary already selected). The
-  owner's controls hold here too: a retired ("not true") summary, a restricted ("not
-  here") one outside its own scope, and any summary matching an owner block are withheld.
-* Proposed, rejected, stale, invalidated and undone operations have no effect, and neither
-  has one committed without owner review (unattended mode) while the unattended evidence
-  does not verify now: changing or losing the evidence file hides what it admitted until
-  new evidence passes.
+Invariants: reads honour invalidation before any sweep runs; only committed operations
+whose support still holds have an effect (unattended ones only while their evidence
+verifies); the ceiling, scope, owner controls and hard filters hold for derived items
+too; a source erased *now* ends a set for every instant ("erasure hides every revision").
+Switched off (``AGENT_MEMORY_RECONSOLIDATION_ENABLED``), recall is plain atomic recall.
 
-Switched off (``AGENT_MEMORY_RECONSOLIDATION_ENABLED`` false: the same switch hides
-derived recall and restores ordinary atomic recall, while history, undo and erasure keep
-working elsewhere), ``reconsolidate`` returns None and the retriever runs plain atomic
-recall, byte for byte.
-
-**Historical** (``as_of``) recall keeps the group state of that instant: a merge suppresses
-when its operation was committed at or before the instant and neither undone nor
-invalidated by then, through the memberships active at the instant; a summary or hypothesis
-renders when its operation was committed by then and its projection still holds its clauses
-(an invalidated projection is purged, so it can never render again, for any instant). Only
-while the sources are still permitted: a member or dependency erased *now*, or whose event is
-erased or excluded now, ends the set for every instant ("erasure hides every revision"), and
-the current ceiling, scope and owner controls apply to the past as to the present.
-
-The request's hard filters hold for derived items too: a summary or hypothesis with any
-dependency in ``exclude_ids``, or (with a ``belief_types`` filter) any dependency of another
-type, is withheld, so an excluded original can never render inside one.
-
-Cost: at most four owner-scoped statements per recall, each bounded by the candidate
-list — active memberships of the first ``RECON_RECALL_MAX_CANDIDATE_IDS`` ranked originals
-(partial index ``reconmember_one_active_set``), the canonicals that were not candidates
-(through the retriever's own permitted relation), at most ``RECON_RECALL_MAX_SUMMARIES``
-summaries anchored on those originals (index ``recondep_by_source``), and the owner blocks
-matching those summaries' signatures (a summary the owner rejected, or one equivalent to
-it, is withheld from readers too). No per-item queries.
-
-This module never writes, never widens a recall predicate, and never puts text in a
-trace: the retriever records only IDs (``RecallStages.suppressed_ids`` / ``summary_ids``).
+At most four owner-scoped statements per recall, each bounded by the candidate list. This
+module never writes, never widens a recall predicate, and never puts text in a trace.
 """
 from __future__ import annotations
 
@@ -370,6 +325,46 @@ def reconsolidate(
     retriever's rejoin), best first; ``params``: the recall's ``base_params``;
     ``rejoin(ids)``: the same permitted relation for more IDs; ``build(row, score)``:
     the retriever's item builder. Call inside the recall's owner context.
+
+    * An **active merge set** (operation ``committed``, membership ``active``, complete
+      support still valid) renders once, in the slot of its best-ranked visible member: the
+      canonical when this request's predicates permit it (fetched even when it was not a
+      candidate), otherwise that best-ranked visible member itself, keeping the slot's score.
+      The other members are suppressed in this rendering only; they stay recallable by every
+      other read.
+    * A merge whose support no longer holds (a member erased, corrected, retracted — any
+      content revision other than the recorded one — or its leaf event erased or excluded)
+      suppresses nothing: every member is back exactly as after an undo.
+    * **Summaries** (``DerivedMemory`` kind summary, status active, operation committed)
+      follow every original. A summary is offered only when it is itself visible (ceiling,
+      scope, validity, type filter) and every dependency — rendered clause or omitted input —
+      is un-erased at its recorded content revision, active, valid now, within the ceiling and
+      scope, with its leaf event intact. ``admit`` omits a summary that repeats an atom
+      already selected (an original, a member suppressed in its favour, or a clause of a
+      summary already selected). A retired ("not true") summary, a restricted ("not here") one outside
+      its own scope, and any summary matching an owner block are withheld.
+    * Proposed, rejected, stale, invalidated and undone operations have no effect, and neither
+      has one committed without owner review (unattended mode) while the unattended evidence
+      does not verify now: changing or losing the evidence file hides what it admitted.
+    * Switched off (``AGENT_MEMORY_RECONSOLIDATION_ENABLED`` false) this returns None and the
+      retriever runs plain atomic recall, byte for byte; the same switch hides derived
+      recall while history, undo and erasure keep working elsewhere.
+    * **Historical** (``as_of``) recall keeps the group state of that instant: a merge
+      suppresses when its operation was committed by then and neither undone nor invalidated
+      by then, through the memberships active at the instant; a summary or hypothesis renders
+      when its operation was committed by then and its projection still holds its clauses (an
+      invalidated projection is purged, so it never renders again, for any instant). A member
+      or dependency erased *now*, or whose event is erased or excluded now, ends the set for
+      every instant, and the current ceiling, scope and owner controls apply to the past too.
+    * Hard filters: a summary or hypothesis with any dependency in ``exclude_ids``, or (with a
+      ``belief_types`` filter) any dependency of another type, is withheld.
+
+    Cost: active memberships of the first ``RECON_RECALL_MAX_CANDIDATE_IDS`` ranked originals
+    (partial index ``reconmember_one_active_set``), the canonicals that were not candidates
+    (through the retriever's own permitted relation), at most ``RECON_RECALL_MAX_SUMMARIES``
+    summaries anchored on those originals (index ``recondep_by_source``), and the owner blocks
+    matching those summaries' signatures; no per-item queries. The trace gets IDs only
+    (``RecallStages.suppressed_ids`` / ``summary_ids``).
     """
     if not applies(request):
         return None

@@ -3,31 +3,14 @@
 One unit of work under ``owner_context``: take the owner lock, check the document's
 references and existing IDs against the stored rows, then write people, sessions, events
 (with ordered parts) and finally beliefs. Beliefs are created only through
-``originals.insert_memories`` — the one creation path — so ``creation_sequence`` is
-allocated under the owner lock in (created_at, id) order and every belief gets its
-``created`` change-journal entry and hook publication exactly as live creation does.
-Changed beliefs (with ``update``) go through ``originals.apply_content_change``, the
-normal revision path.
+``originals.insert_memories`` and revised only through ``originals.apply_content_change``,
+so creation order, the change journal and hook publication are exactly those of live
+writes.
 
-Rules beyond the format's own (memory-bank-format.md), decided here:
-
-* An ID already stored for this owner with identical content is skipped, so re-importing
-  a file is a no-op. A changed belief is refused unless ``update``; its ``created_at``
-  and ``sources`` can never change (creation order and provenance are history). A
-  changed person name is refused unless ``update``. Sessions and events are evidence and
-  are never changed by import, with or without ``update``.
-* A stored row that was erased is never re-imported: erasure is permanent.
-* A new belief whose normalized claim the owner rejected is refused, as in live creation.
-  Status ``deleted`` (in the format's table) is stored as given for a new belief, but an
-  existing belief never becomes ``deleted`` by import: that is what erasure does.
-* References may name rows stored earlier for this owner (an incremental import), not
-  only rows in the same document. Erased rows do not exist for references.
-* The owner need not exist beforehand: like every write service, import creates the
-  owner's lock row. ``create_owner`` can issue a token for the same IDs later.
-* IDs are primary keys across all owners, so one document cannot be imported into two
-  owners of the same database. Another owner's rows are invisible under row-level
-  security, so such an ID is found only by its insert failing; the clashing IDs of that
-  table are then located by bisection, reported by path, and everything rolls back.
+Rules beyond the format's own (memory-bank-format.md; ``memory_bank_import`` lists them):
+re-importing identical content is a no-op; evidence and history never change; an erased
+row is never re-imported and does not exist for references (erasure is permanent); a claim
+the owner rejected is refused as in live creation.
 
 Nothing is written unless the whole document is accepted; a problem found while writing
 raises after the fact and rolls everything back. This module never writes outside the
@@ -94,7 +77,26 @@ def memory_bank_import(
     *, principal: Principal, data: bytes | str, update: bool = False, now: Optional[datetime] = None,
     progress: Optional[Progress] = None,
 ) -> ImportCounts:
-    """Import one memory-bank@1 document for ``principal``; raises ``Invalid`` listing every problem."""
+    """Import one memory-bank@1 document for ``principal``; raises ``Invalid`` listing every problem.
+
+    * An ID already stored for this owner with identical content is skipped, so re-importing
+      a file is a no-op. A changed belief is refused unless ``update``; its ``created_at``
+      and ``sources`` can never change (creation order and provenance are history). A
+      changed person name is refused unless ``update``. Sessions and events are evidence and
+      are never changed by import, with or without ``update``.
+    * A stored row that was erased is never re-imported: erasure is permanent.
+    * A new belief whose normalized claim the owner rejected is refused, as in live creation.
+      Status ``deleted`` (in the format's table) is stored as given for a new belief, but an
+      existing belief never becomes ``deleted`` by import: that is what erasure does.
+    * References may name rows stored earlier for this owner (an incremental import), not
+      only rows in the same document. Erased rows do not exist for references.
+    * The owner need not exist beforehand: like every write service, import creates the
+      owner's lock row. ``create_owner`` can issue a token for the same IDs later.
+    * IDs are primary keys across all owners, so one document cannot be imported into two
+      owners of the same database. Another owner's rows are invisible under row-level
+      security, so such an ID is found only by its insert failing; the clashing IDs of that
+      table are then located by bisection, reported by path, and everything rolls back.
+    """
     started = time.monotonic()
     now = now or utcnow()
     problems = Problems()

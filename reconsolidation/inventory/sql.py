@@ -2,23 +2,20 @@
 
 Eligibility (``EXCLUSION_REASON``) is one CASE expression: the first failing filter's
 content-free reason code, or '' for an eligible original. The same filters, in the same
-order, are frozen into the ``reconsolidation_neighbours`` function of migration 0002 and
-applied there *before* every bound, so a planted ineligible row can neither join a group
-nor displace an eligible neighbour. ``tests/reconsolidation/inventory/test_selection_bounds.py``
-holds both to the same planted rows.
+order, are applied inside ``reconsolidation_neighbours`` (migration 0002) *before* every
+bound, so an ineligible row can neither join a group nor displace an eligible neighbour;
+``tests/reconsolidation/inventory/test_selection_bounds.py`` holds both to the same rows.
 
 Why a function for neighbours: under forced row-level security the planner may not use a
-non-leakproof operator (``tsvector @@ tsquery``, array ``@>``) as an index condition for
-the runtime role, so GIN indexes (on the stored ``recall_document`` and on
-``entity_ids``) could not serve a lookup and each anchor would scan the owner's whole bank. ``reconsolidation_neighbours`` is SECURITY
-DEFINER (owned by the migrating role, like ``authenticate_owner_token``) and applies the
-very owner predicate of the RLS policies itself, from the same transaction-local settings;
-it takes no owner argument and returns opaque IDs, revisions and ranks only. Where the
-owning role is not a superuser the policies still apply inside it: same rows, slower plan.
+non-leakproof operator (``tsvector @@ tsquery``, array ``@>``) as an index condition, so
+GIN indexes could not serve a lookup and each anchor would scan the owner's whole bank.
+The function is SECURITY DEFINER and applies the RLS policies' own owner predicate from
+the same transaction-local settings; it takes no owner argument and returns opaque IDs,
+revisions and ranks only. Where its owning role is not a superuser the policies still
+apply inside it: same rows, slower plan.
 
-Every statement here is O(slice): keyset ranges on ``(tenant_id, principal_id,
-creation_sequence)`` and ``(tenant_id, principal_id, seq)``, bounded LIMITs, and indexed
-probes per anchor. Nothing compares all pairs. Values are always bound parameters.
+Every statement is O(slice): keyset ranges, bounded LIMITs and indexed probes per anchor;
+nothing compares all pairs. Values are always bound parameters.
 """
 from __future__ import annotations
 

@@ -1,31 +1,17 @@
 """The OpenAI-compatible Chat Completions adapter (OpenAI, or a local Ollama/vLLM/llama.cpp server).
 
-Wire protocol (an interface other tools rely on — keep it exactly):
-``POST {VEETBOT_OPENAI_BASE_URL}/chat/completions`` with ``"stream": true``,
-``"stream_options": {"include_usage": true}``, ``"max_completion_tokens"`` and
-``"response_format": {"type": "json_schema", "json_schema": {"strict": true, ...}}``; no
-tools. The system message carries the fixed instructions; the user message carries the
-prepared request bytes exactly as digested. Before the first use a read-only
-``GET {base}/models`` must list the configured model: once per process for each base URL
-and model (``check_models``; a failed check is not remembered, so it runs again next time).
+The wire protocol is an interface other tools rely on — keep it exactly (``OpenAIProvider``
+spells it out): one streamed ``POST {base}/chat/completions`` with a strict JSON-schema
+response format and no tools, once a read-only ``GET {base}/models`` has listed the model.
 
-Every call is one attempt (``maximum_provider_attempts=1``: no retry, no redirect, no proxy
-from the environment), bounded by ``RECON_PROVIDER_CALL_SECONDS`` in total and
-``RECON_PROVIDER_IDLE_SECONDS`` between bytes, by ``RECON_STREAM_MAX_BYTES`` of raw events and
-``RECON_RESPONSE_MAX_BYTES`` of content. The stream must carry one consistent completion id,
-choice 0 only, no tool calls or refusals, exactly one terminal ``finish_reason: stop``, a final
-usage chunk with attributable, consistent counts inside the admitted ceilings, then
-``[DONE]``. Anything else is a finite ``FailureReason``.
+Every call is one attempt (no retry, no redirect, no proxy from the environment), bounded
+in total time, idle time and bytes; a stream that is not one consistent, stopped
+completion with attributable usage is a finite ``FailureReason``. Cancellation is real: a
+cancel or deadline shuts the socket down, so no abandoned thread keeps reading a stream.
 
-Cancellation is real: the transfer runs in a worker thread while the caller watches the
-cancel event and the deadline. On either, the caller shuts the connection's socket down
-(captured through httpx's ``trace`` extension), which wakes a read blocked in the worker at
-once; the worker leaves its ``with`` blocks (closing the response and client) and the caller
-joins it for at most ``CANCEL_JOIN_SECONDS``. No abandoned thread keeps reading a stream.
-
-Residency: a loopback base URL (127.0.0.1, ::1, localhost) is local — content never leaves the
-machine — so it needs no pin and may need no key. Any other host must be https and must equal
-``AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER`` before a single byte is sent.
+Residency: a loopback base URL (127.0.0.1, ::1, localhost) is local — content never leaves
+the machine — so it needs no pin and may need no key. Any other host must be https and must
+equal ``AGENT_MEMORY_RECONSOLIDATION_RESIDENCY_PROVIDER`` before a single byte is sent.
 
 It never raises, never logs, and never puts provider text into a reason: the response body is
 returned only as untrusted ``content`` for the strict parser.
@@ -252,7 +238,30 @@ def _status_reason(status: int) -> Optional[str]:
 
 
 class OpenAIProvider:
-    """One configured OpenAI-compatible endpoint. Not shared across threads."""
+    """One configured OpenAI-compatible endpoint. Not shared across threads.
+
+    Wire protocol (keep it exactly): ``POST {VEETBOT_OPENAI_BASE_URL}/chat/completions`` with
+    ``"stream": true``, ``"stream_options": {"include_usage": true}``,
+    ``"max_completion_tokens"`` and ``"response_format": {"type": "json_schema",
+    "json_schema": {"strict": true, ...}}``; no tools. The system message carries the fixed
+    instructions; the user message carries the prepared request bytes exactly as digested.
+    Before the first use a read-only ``GET {base}/models`` must list the configured model:
+    once per process for each base URL and model (``check_models``; a failed check is not
+    remembered, so it runs again next time).
+
+    Every call is one attempt (``maximum_provider_attempts=1``), bounded by
+    ``RECON_PROVIDER_CALL_SECONDS`` in total and ``RECON_PROVIDER_IDLE_SECONDS`` between
+    bytes, by ``RECON_STREAM_MAX_BYTES`` of raw events and ``RECON_RESPONSE_MAX_BYTES`` of
+    content. The stream must carry one consistent completion id, choice 0 only, no tool calls
+    or refusals, exactly one terminal ``finish_reason: stop``, a final usage chunk with
+    attributable, consistent counts inside the admitted ceilings, then ``[DONE]``.
+
+    Cancellation: the transfer runs in a worker thread while the caller watches the cancel
+    event and the deadline. On either, the caller shuts the connection's socket down (captured
+    through httpx's ``trace`` extension), which wakes a read blocked in the worker at once; the
+    worker leaves its ``with`` blocks (closing the response and client) and the caller joins it
+    for at most ``CANCEL_JOIN_SECONDS``.
+    """
 
     def __init__(self, config: ProviderConfig, *, key: Optional[str] = None, residency_pin: Optional[str] = None):
         self.config = config

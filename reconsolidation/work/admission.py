@@ -2,29 +2,15 @@
 
 A prepared request (``providers.request`` / ``providers.verification``) is a transient
 preview, not permission. Admission turns it into permission in ONE owner transaction that
-(in the order every source mutation uses, owner lock first):
+takes locks in the order every source mutation uses (owner lock first), re-reads the
+locked sources, rebuilds the egress policy for this instant — so the prepared digest binds
+the policy in force *now* — and reserves exactly that digest at its maximum cost with its
+content-free call audit (``spend.reserve``). The class lists the steps.
 
-1. takes the owner lock and locks the originals of every claimed group of the batch FOR
-   UPDATE, then reads them again (``source_groups``), so all groups share one source and
-   excerpt snapshot;
-2. rebuilds the egress policy for this instant and the configured provider, so the
-   prepared digest binds the policy that is in force *now*;
-3. prepares ONE request for the batch (at most ``RECON_BATCH_MAX_GROUPS`` groups of one job
-   and lease) and reserves exactly its digest at its maximum cost (``spend.reserve``: live
-   lease, every offered group still claimed, kill switch, slice/day budgets), with the
-   content-free call audit of exactly that request naming every offered group.
-
-A group the builder refuses before serialization (changed sources, inadmissible or
-oversized evidence, egress refusal) is *dropped* with its own reason while its siblings
-go on; ``dropped`` lists them. If the request itself cannot be reserved, nothing is
-written: an exhausted budget, the kill switch switched off since the claim (``disabled``)
-and a digest already reserved in this slice (``duplicate_reservation``) are all a
-``NotAdmitted`` for the whole batch, never an exception. After ``request_shutdown()``
-(this process is stopping) nothing more is admitted: ``shutdown``, a transient reason.
-The provider call happens later, outside every transaction (``executor``). The result is
-an ``Admission`` (request, local context, reservation, the offered leases) or a
-``NotAdmitted`` with a finite reason and whether it is transient (``deferred``: try again
-later) or decided by the content itself.
+A refusal is a value, never an exception: a group the builder refuses is dropped alone
+with its reason, and a batch that cannot be reserved writes nothing (``NotAdmitted``, with
+whether it is transient). After ``request_shutdown()`` nothing more is admitted. The
+provider call happens later, outside every transaction (``executor``).
 """
 from __future__ import annotations
 
@@ -115,6 +101,26 @@ Admitted = Union[Admission, NotAdmitted]
 
 
 class ReconsolidationRequestAdmission:
+    """Admit one batch request in ONE owner transaction:
+
+    1. take the owner lock and lock the originals of every claimed group of the batch FOR
+       UPDATE, then read them again (``source_groups``), so all groups share one source and
+       excerpt snapshot;
+    2. rebuild the egress policy for this instant and the configured provider;
+    3. prepare ONE request for the batch (at most ``RECON_BATCH_MAX_GROUPS`` groups of one job
+       and lease) and reserve exactly its digest at its maximum cost (``spend.reserve``: live
+       lease, every offered group still claimed, kill switch, slice/day budgets), with the
+       content-free call audit of exactly that request naming every offered group.
+
+    A group the builder refuses before serialization (changed sources, inadmissible or
+    oversized evidence, egress refusal) is *dropped* with its own reason while its siblings
+    go on; ``dropped`` lists them. An exhausted budget, the kill switch switched off since the
+    claim (``disabled``), a digest already reserved in this slice (``duplicate_reservation``)
+    or a process shutting down (``shutdown``) is a ``NotAdmitted`` for the whole batch. The
+    result is an ``Admission`` (request, local context, reservation, the offered leases) or a
+    ``NotAdmitted`` with a finite reason and whether it is transient (``deferred``: try again
+    later) or decided by the content itself.
+    """
     def __init__(self, store: ReconsolidationStore, principal: Principal, config: ProviderConfig, *,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.store, self.principal, self.config, self.monotonic = store, principal, config, monotonic

@@ -1,33 +1,16 @@
 """apply_review: verified provider candidates → the local writers (``operations.commit``).
 
-Input is the batch review (``providers.verification.review``): the candidates that passed
-the strict parser, local exclusions and the verifier. Each becomes a local ``Proposal``
-over exactly the inputs it names (a subset of the claimed group, at their revisions), so
-every operation gets its own complete subset dependencies and its own input digest. The
-provider's clause text matters only where the kind stores text:
-
-* ``merge_equivalent`` / ``flag_conflict`` — no text kept; local rules decide (equivalence
-  key; two sources) and the dependencies are the record;
-* ``summarize_related`` — each clause must copy one source statement exactly
-  (``summaries.check_clauses``), citing the beliefs it copies;
-* ``infer_connection`` — the one tentative clause, marked ``verified`` (it reached here
-  only because the verifier said supported); ``hypotheses`` applies the local rules and
-  writes the projection;
-* ``no_change`` — nothing.
+Each candidate that passed the strict parser, local exclusions and the verifier becomes a
+local ``Proposal`` over exactly the inputs it names, so every operation gets its own
+dependencies and input digest. Provider text is kept only where the kind stores text, and
+local rules still decide (``local_proposal``).
 
 All commits of one group AND its completion (``claims.finish_group``) run in ONE owner
-transaction, so a crash anywhere before it commits leaves neither operations nor a
-completion behind (the slice's recovery counts the group a failed attempt, and its retry
-pays through a new reservation), and a committed group cannot be recommitted: its claim is
-gone (``LeaseLost``) and the input digest of a committed operation is unique per policy and
-kind (``duplicate_operation``). Each commit is a savepoint, so a candidate refused by local
-rules rolls back alone and its valid siblings survive. A merge refused because it overlaps
-another active set is replanned as their union (``replan.replan_union``, the rules path's
-replan), queued in the same transaction. A source that changed makes the candidate stale
-(the group is then finished ``stale`` and replanned independently of other groups). The
-kill switch turned off before the transaction ends withdraws admission: every write of the
-group rolls back and the group is deferred (``disabled``). Operation IDs are returned only
-after the commit.
+transaction, so a crash leaves neither operations nor a completion behind, and a committed
+group cannot be recommitted (its claim is gone; input digests are unique). Each commit is
+a savepoint: a candidate refused by local rules rolls back alone. A kill switch turned off
+before the transaction ends rolls the whole group back (``deferred``). Operation IDs are
+returned only after the commit.
 """
 from __future__ import annotations
 
@@ -82,7 +65,17 @@ class _Withdrawn(Exception):
 
 
 def local_proposal(op: Operation, model_identity: str) -> Proposal:
-    """The local form of one envelope operation (``ValueError`` when it has none)."""
+    """The local form of one envelope operation (``ValueError`` when it has none).
+
+    * ``merge_equivalent`` / ``flag_conflict`` — no text kept; local rules decide (equivalence
+      key; two sources) and the dependencies are the record;
+    * ``summarize_related`` — each clause must copy one source statement exactly
+      (``summaries.check_clauses``), citing the beliefs it copies;
+    * ``infer_connection`` — the one tentative clause, marked ``verified`` (it reached here
+      only because the verifier said supported); ``hypotheses`` applies the local rules and
+      writes the projection;
+    * ``no_change`` — nothing.
+    """
     if op.kind == "no_change":
         raise ValueError(op.kind)
     inputs = tuple(InputRef(memory_id=p.belief_id, content_revision=p.content_revision) for p in op.inputs)
@@ -96,7 +89,16 @@ def local_proposal(op: Operation, model_identity: str) -> Proposal:
 
 def _commit_group(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, ops: list[Operation],
                   applied: Applied, model_identity: str, now: datetime) -> None:
-    """Every accepted candidate of one group (inside the caller's transaction)."""
+    """Every accepted candidate of one group (inside the caller's transaction).
+
+    Each commit is a savepoint. A crash before the caller commits leaves nothing: the slice's
+    recovery counts the group a failed attempt and its retry pays through a new reservation;
+    a recommit finds its claim gone (``LeaseLost``) or its input digest taken
+    (``duplicate_operation``). A merge refused because it overlaps another active set is
+    replanned as their union (``replan.replan_union``), queued in the same transaction. A
+    source that changed makes the candidate stale (the group is finished ``stale`` and
+    replanned independently of other groups).
+    """
     for op in ops:
         try:
             proposal = local_proposal(op, model_identity)

@@ -1,27 +1,15 @@
 """Model work: claiming queued groups under the job lease and recording their outcome.
 
-The oldest pending group is claimed first (``recongroup_pending_by_age``), FOR UPDATE
-SKIP LOCKED so two claims never wait on or take the same group. A claim binds the group
-to the slice's lease token; any later write for it must present that same live token.
-It also records that token as the group's ``claimed_slice_token``, and a slice never
-claims a group it claimed before: a deferred or failed group backs off to the next slice.
+``claim_group`` takes the oldest pending group (``recongroup_pending_by_age``) FOR UPDATE
+SKIP LOCKED, so two claims never wait on or take the same group, and binds it to the
+slice's lease token: any later write for it must present that same live token. A slice
+never claims a group it claimed before (``claimed_slice_token``), so a deferred or failed
+group backs off to the next slice and one outage costs a group one attempt per slice.
 
-Outcomes: ``completed`` and ``no_change`` are terminal successes, ``stale`` is terminal
-(new source revisions make a new group), ``deferred`` (budget, pricing, evidence
-unavailable) returns the group to the queue without counting a failure, and ``failed``
-counts one failed attempt: the ``RECON_MAX_GROUP_ATTEMPTS``-th is a terminal, audited
-failure of that identical input. A crashed or released slice counts the same way
-(``leases.recover_dead_slices``). With the back-off, one outage costs a group one attempt
-per slice, and its third failing slice ends it.
-
-A group that can never fit ends terminal with that reason instead of blocking the queue.
-``unfittable`` is that outcome when the caller knows it (the rules path: its own request's
-price is above the slice ceiling): ``failed`` at once, audited. A deferral whose reason
-*may* be that (``UNFITTABLE``: above the slice ceiling, or evidence over the request
-bounds — reasons a batch can also give a group only because of its siblings) counts one
-failed attempt instead of none: a group that fits alone goes through in a later slice,
-one that never fits ends ``failed`` with that reason after ``RECON_MAX_GROUP_ATTEMPTS``
-slices.
+``finish_group`` records the durable outcome; a failure counts toward
+``RECON_MAX_GROUP_ATTEMPTS``, after which the failure is terminal and audited, and a group
+that can never fit ends terminal instead of blocking the queue. A crashed or released
+slice counts the same way (``leases.recover_dead_slices``).
 """
 from __future__ import annotations
 
@@ -81,7 +69,20 @@ def claim_group(principal: Principal, *, lease_token, now: datetime) -> Optional
 
 
 def finish_group(principal: Principal, group_lease: GroupLease, *, outcome: str, reason: str = "", now: datetime) -> Group:
-    """Record the durable outcome of one claimed group (see the module docstring)."""
+    """Record the durable outcome of one claimed group.
+
+    ``completed`` and ``no_change`` are terminal successes; ``stale`` is terminal (new source
+    revisions make a new group); ``deferred`` (budget, pricing, evidence unavailable) returns
+    the group to the queue without counting a failure; ``failed`` counts one failed attempt:
+    the ``RECON_MAX_GROUP_ATTEMPTS``-th is a terminal, audited failure of that identical input.
+
+    ``unfittable`` is for a group the caller knows can never fit (the rules path: its own
+    request's price is above the slice ceiling): ``failed`` at once, audited. A deferral whose
+    reason *may* be that (``UNFITTABLE``: above the slice ceiling, or evidence over the request
+    bounds — reasons a batch can also give a group only because of its siblings) counts one
+    failed attempt instead of none: a group that fits alone goes through in a later slice, one
+    that never fits ends ``failed`` with that reason after ``RECON_MAX_GROUP_ATTEMPTS`` slices.
+    """
     now = require_aware(now)
     if outcome not in OUTCOMES:
         raise Invalid(f"outcome: one of {', '.join(OUTCOMES)}")

@@ -1,35 +1,16 @@
 """ReconsolidationBatchExecutor: one admitted batch request sent once, outside every transaction.
 
-The request is the whole batch's (every offered group of the slice in one proposal, then
-one verification); the executor works on the slice lease they share (``Admission.leases``:
-one job, one lease token, one deadline), so a slice makes at most two calls.
+The request is the whole slice's batch (one proposal, then one verification) on the lease
+its groups share, so a slice makes at most two calls. The provider runs in a worker thread
+that never touches the database; this thread watches it and owns every database step: one
+attempt, the adapter's limits plus the slice ceiling, lease renewal while the call runs,
+cancellation (lost lease, kill switch, shutdown, ceiling) that the adapter honours by
+closing its connection, then settlement (``execute`` spells each out).
 
-The provider runs in a worker thread that never touches the database; this thread watches
-it and owns every database step:
-
-* one attempt (``maximum_provider_attempts`` = 1 is bound into the prepared request);
-* the per-call limit (``RECON_PROVIDER_CALL_SECONDS``, 30 s) and idle limit
-  (``RECON_PROVIDER_IDLE_SECONDS``, 10 s) are the adapter's; the executor adds the slice's
-  120 s ceiling (``slice_deadline_at`` of the batch's lease) and a backstop at the call limit;
-* the slice lease is renewed every ``RECON_RENEW_SECONDS`` (30 s) while the call runs;
-  a lost lease, the kill switch (processing switched off), shutdown or the ceiling sets the
-  cancel event, which the adapter honours by shutting its connection down and joining its
-  transfer thread (bounded), so no thread keeps reading a cancelled stream;
-* shutdown is ``request_shutdown()`` (a Celery worker's ``worker_shutting_down`` signal calls
-  it) or a ``KeyboardInterrupt``/``SystemExit`` arriving while the call runs (Ctrl-C on
-  ``manage.py dream``): the call is cancelled and settled, then the interrupt propagates.
-  After ``request_shutdown()`` admission refuses every further request (``shutdown``), so the
-  slice defers its remaining groups without spending and ends;
-* settlement follows within ``RECON_SETTLEMENT_SECONDS`` (5 s) through
-  ``providers.settlement``: only a consistent terminal response lowers the reservation;
-  anything else leaves it charged in full. The settlement transaction runs with lock and
-  statement timeouts of that bound; when it cannot settle in time (``settlement_failed``) or
-  the lease is already lost (``lease_lost``), the reservation simply stays fully charged
-  (recovery marks it unknown) and the batch stops: ``Execution.cancelled`` names why.
-
-The call audit was written with the reservation (admission); settlement adds the
-completion (times, finite transport outcome, verified token counts). Nothing here logs or
-stores a prompt, response, source text or error prose.
+Money fails safe: only a consistent terminal response lowers the reservation; anything
+else — a settlement that cannot finish in time or a lost lease included — leaves it
+charged in full. Nothing here logs or stores a prompt, response, source text or error
+prose; the call audit gets finite outcomes and verified token counts only.
 """
 from __future__ import annotations
 
@@ -130,7 +111,27 @@ class ReconsolidationBatchExecutor:
             return receipt
 
     def execute(self, admission: Admission, *, now: datetime) -> Execution:
-        """Send the admitted batch request once and settle its one reservation."""
+        """Send the admitted batch request once and settle its one reservation.
+
+        * one attempt (``maximum_provider_attempts`` = 1 is bound into the prepared request);
+        * the per-call limit (``RECON_PROVIDER_CALL_SECONDS``) and idle limit
+          (``RECON_PROVIDER_IDLE_SECONDS``) are the adapter's; the executor adds the slice's
+          ceiling (``slice_deadline_at`` of the batch's lease) and a backstop at the call limit;
+        * the slice lease is renewed every ``RECON_RENEW_SECONDS`` while the call runs; a lost
+          lease, the kill switch, shutdown or the ceiling sets the cancel event, which the adapter
+          honours by shutting its connection down and joining its transfer thread (bounded);
+        * shutdown is ``request_shutdown()`` (a Celery worker's ``worker_shutting_down`` signal
+          calls it) or a ``KeyboardInterrupt``/``SystemExit`` arriving while the call runs (Ctrl-C
+          on ``manage.py dream``): the call is cancelled and settled, then the interrupt
+          propagates; admission then refuses every further request (``shutdown``), so the slice
+          defers its remaining groups without spending;
+        * settlement follows within ``RECON_SETTLEMENT_SECONDS`` through ``providers.settlement``,
+          in a transaction with lock and statement timeouts of that bound; when it cannot settle
+          in time (``settlement_failed``) or the lease is already lost (``lease_lost``), the
+          reservation stays fully charged (recovery marks it unknown) and the batch stops:
+          ``Execution.cancelled`` names why. Settlement adds the completion to the call audit
+          written at admission (times, finite transport outcome, verified token counts).
+        """
         slice_lease = admission.leases[0]  # every lease of a batch names the same job, token and deadline
         prepared = admission.request
         now = max(now, admission.reservation.reserved_at)  # admission sampled its instant after lock waits

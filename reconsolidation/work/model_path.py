@@ -1,38 +1,19 @@
 """Model work for one slice's claimed groups as ONE batch through a model provider (openai,
 or scripted in tests and evaluations): admission → proposal call → verification admission
-→ verification call → review → apply_review per group. ``pipeline.driver`` hands a slice's
-claimed groups here (``process_batch``); ``process.process_group`` routes a single group
-here as a batch of one (``process_group``).
+→ verification call → review → ``apply_review`` per group. ``reconsolidation.driver``
+hands a slice's claimed groups here (``process_batch``); ``process.process_group`` routes
+a single group here as a batch of one (``process_group``).
 
-A slice therefore sends at most two chat requests (``reconsolidation@1``: "at most 2
-batched calls per slice, proposal and verification; no per-candidate calls"): one
-reconsolidation-input@1 proposal for every admitted group (at most
-``RECON_SLICE_MAX_GROUPS``, one job and lease, one source/excerpt snapshot, one reservation
-at the batch's maximum price) and one verification for the surviving candidates.
+Why one batch: a slice sends at most two chat requests — one proposal for every admitted
+group (one source snapshot, one reservation at the batch's maximum price) and one
+verification for the surviving candidates — never a call per candidate, so cost and
+exposure are bounded per slice. Every call goes through ``ReconsolidationRequestAdmission``
+and ``ReconsolidationBatchExecutor``.
 
-Every call goes through ``ReconsolidationRequestAdmission`` (fresh sources, lease and
-policy, the exact digest reserved at its maximum cost in one transaction) and
-``ReconsolidationBatchExecutor`` (outside every transaction, one attempt, limits, lease
-renewal, cancellation, settlement within 5 s). Group outcomes, all content-free codes:
-
-* fewer than two still-valid sources before admission → ``stale``;
-* refused before serialization (the builder's per-group deferral) → that group alone drops
-  out with its reason: transient (prices, budget, batch room) → ``deferred``; changed
-  sources → ``stale``; reasons the content decides (egress refusal, inadmissible or
-  oversized evidence) → ``no_change`` with that reason, so the group is not retried
-  forever with the same content (a source change replans it). Its siblings go on;
-* the batch not admitted (budget, kill switch, shutdown, duplicate) → every remaining group
-  takes that reason, mapped as above;
-* a lost lease raises ``LeaseLost`` (the slice ends, its recovery counts the attempt); the
-  kill switch, shutdown or the slice ceiling mid-call → ``deferred``;
-* a refused batch (provider failure, structure error, verification mismatch) → every
-  offered group ``failed`` with the finite reason (the retry policy applies);
-* otherwise each group's accepted candidates and its completion commit together
-  (``apply_review``): a candidate-local failure rejects only that candidate.
-
-Settlement and the call audit are per batch request (one reservation each); so is the
-stage decision each stage records (``spend.stage_decision``: prepared, deferred,
-invalid_response or reviewed, with its reason code and group/candidate counts).
+Group outcomes are content-free codes (``process_batch`` maps each case); a reason the
+content itself decides ends ``no_change``, so the same content is not retried forever.
+Settlement, the call audit and the stage decision (``spend.stage_decision``) are per batch
+request.
 """
 from __future__ import annotations
 
@@ -136,7 +117,26 @@ class _Stages:
 def process_batch(store: ReconsolidationStore, principal: Principal, group_leases: Sequence[GroupLease],
                   provider: Provider, *, now: datetime) -> tuple[OperationView, ...]:
     """One proposal and one verification call for every claimed group of a slice; each
-    group ends with a durable outcome. Returns the operations recorded (after commit)."""
+    group ends with a durable outcome. Returns the operations recorded (after commit).
+
+    * fewer than two still-valid sources before admission → ``stale``;
+    * refused before serialization (the builder's per-group deferral) → that group alone
+      drops out with its reason: transient (prices, budget, batch room) → ``deferred``;
+      changed sources → ``stale``; reasons the content decides (egress refusal, inadmissible
+      or oversized evidence) → ``no_change`` with that reason (a source change replans it).
+      Its siblings go on;
+    * the batch not admitted (budget, kill switch, shutdown, duplicate) → every remaining
+      group takes that reason, mapped as above;
+    * a lost lease raises ``LeaseLost`` (the slice ends, its recovery counts the attempt); the
+      kill switch, shutdown or the slice ceiling mid-call → ``deferred``;
+    * a refused batch (provider failure, structure error, verification mismatch) → every
+      offered group ``failed`` with the finite reason (the retry policy applies);
+    * otherwise each group's accepted candidates and its completion commit together
+      (``apply_review``): a candidate-local failure rejects only that candidate.
+
+    Each stage records its decision (``spend.stage_decision``: prepared, deferred,
+    invalid_response or reviewed, with its reason code and group/candidate counts).
+    """
     live = _with_sources(store, principal, group_leases, now)
     if not live:
         return ()

@@ -1,51 +1,20 @@
-"""Rules work for one slice's claimed groups as ONE batch: read, reserve, propose, settle, commit, finish.
+"""Rules work for one slice's claimed groups as ONE batch: read, reserve, propose, settle,
+commit, finish (``process_batch`` spells out each step).
 
-``process_batch`` is what the slice driver (``pipeline.driver.run_slice``, the ``dream``
-command) calls with the groups it claimed when the ``rules`` provider is configured;
-``process_group`` runs one group as a batch of one (and routes to the model path when a
-model provider is configured or injected). Steps, each its own short unit of work, and
-never a provider call inside a transaction:
+``process_batch`` is what the slice driver calls when the ``rules`` provider is configured;
+``process_group`` runs one group as a batch of one (routing to ``model_path`` when a model
+provider is configured or injected). Each step is its own short unit of work, and the
+provider is never called inside a transaction.
 
-1. read each group's current originals (owner context; eligibility and exact revisions
-   rechecked). A source touched since the group read it (``fences.touched_since_read``:
-   corrected or erased; an erasure elsewhere does not count) or fewer than two still
-   valid: that group alone is ``stale``, before any spend;
-2. reserve spend ONCE for the batch at ``RECON_RULES_CALL_USD`` under a request digest of
-   the groups' IDs, revisions and attempts and the policy, with one content-free call audit
-   (provider ``rules``) listing every group, and record the ``proposal`` stage decision.
-   A full budget defers the batch (``deferred``: not a failure, not completion; it backs
-   off to the next slice); a price above the slice ceiling can never fit: ``unfittable``;
-3. run the rules provider (pure, outside any transaction) over each group and settle
-   ``verified`` at the same amount — a provider crash settles ``unknown`` (full charge) and
-   fails every group of the batch, as a refused batch does on the model path;
-4. per group, commit each proposal (a savepoint each: a conflict rejects only that
-   proposal) and ``finish_group`` in ONE transaction, so the accepted writes and the
-   completion land together or not at all. A merge that overlaps another active set is
-   replanned as the union (queued as a new group). Outcomes: completed (something
-   recorded), no_change or stale; when the slice's operation budget runs out midway the
-   group is deferred with the operations recorded so far, which are not repeated later
-   (input idempotency).
-
-Returns the operations recorded. Source text never leaves this process:
-the audit holds digests, IDs and reason codes only.
-
-Why the rules provider does not go through ``admission`` and ``executor`` (the model path
-does, ``model_path``): those two exist for a request that leaves the process. Admission
-binds serialized bytes to an egress policy and reserves their priced maximum; the executor
-bounds a transport (one attempt, 30 s / 10 s idle, lease renewal, cancellation that closes
-a stream). The rules provider has none of that: it is a pure, local function over the
-views read in step 1 — no bytes are serialized or sent, so no egress policy applies ("the
-rules provider is local and needs no egress"), there is no price to bound and no stream to
-cancel, and it returns in milliseconds inside the slice's own deadline. What the contract
-still requires holds here too, and ``tests/reconsolidation/work/test_process_group.py`` checks
-it: one reservation per batch under a digest of the request's identity before the call; the content-free
-call audit (provider ``rules``, model ``rules@1``, stage ``proposal``) written with it;
-settlement ``verified`` at the reserved amount with a completion of zero tokens (``unknown``
-at the full charge if the provider crashes); every commit revalidating the sources under the
-owner lock. The rules provider abstains from hypotheses and every group it decides says so
-in its receipt: ``rules_abstain_hypothesis`` is the reason of a ``completed`` group and of a
-``no_change`` group without proposals (a group whose proposals were all refused keeps
-``proposals_refused``, the more specific fact).
+Why the rules provider skips ``admission`` and ``executor``: those exist for a request that
+leaves the process (an egress policy bound to serialized bytes, a priced maximum, a
+transport to bound and cancel). The rules provider is a pure local function, so none of
+that applies. What the contract still requires holds here too, and
+``tests/reconsolidation/work/test_process_group.py`` checks it: one reservation per batch
+before the call, the content-free call audit written with it, settlement ``verified`` at
+the reserved amount (``unknown`` at full charge if the provider crashes), and every commit
+revalidating the sources under the owner lock. Source text never leaves this process: the
+audit holds digests, IDs and reason codes only.
 """
 from __future__ import annotations
 
@@ -137,7 +106,32 @@ def process_batch(store: ReconsolidationStore, principal: Principal, group_lease
                   now: datetime) -> tuple[OperationView, ...]:
     """The rules provider over one slice's claimed groups as ONE batch: one reservation and
     call audit for every live group, one settlement, stage decisions per batch, then each
-    group's proposals and completion in one transaction (``_commit_and_finish``)."""
+    group's proposals and completion in one transaction (``_commit_and_finish``).
+
+    1. read each group's current originals (owner context; eligibility and exact revisions
+       rechecked). A source touched since the group read it (``fences.touched_since_read``:
+       corrected or erased; an erasure elsewhere does not count) or fewer than two still
+       valid: that group alone is ``stale``, before any spend;
+    2. reserve spend ONCE for the batch at ``RECON_RULES_CALL_USD`` under a request digest of
+       the groups' IDs, revisions and attempts and the policy, with one content-free call
+       audit (provider ``rules``, model ``rules@1``) listing every group, and record the
+       ``proposal`` stage decision. A full budget defers the batch (``deferred``: not a
+       failure; it backs off to the next slice); a price above the slice ceiling can never
+       fit: ``unfittable``;
+    3. run the rules provider (pure, outside any transaction) over each group and settle
+       ``verified`` at the same amount with a completion of zero tokens — a provider crash
+       settles ``unknown`` (full charge) and fails every group of the batch;
+    4. per group, commit each proposal (a savepoint each: a conflict rejects only that
+       proposal) and ``finish_group`` in ONE transaction. A merge that overlaps another active
+       set is replanned as the union (queued as a new group). Outcomes: completed, no_change
+       or stale; when the slice's operation budget runs out midway the group is deferred with
+       the operations recorded so far, which are not repeated later (input idempotency).
+
+    The rules provider abstains from hypotheses and every group it decides says so in its
+    receipt: ``rules_abstain_hypothesis`` is the reason of a ``completed`` group and of a
+    ``no_change`` group without proposals (a group whose proposals were all refused keeps
+    ``proposals_refused``, the more specific fact). Returns the operations recorded.
+    """
     live = _live_views(store, principal, group_leases, now)
     if not live:
         return ()

@@ -2,27 +2,19 @@
 
 * Money is ``Decimal`` USD on a 1e-8 quantum, always rounded *up*; a free request still
   reserves the minimum positive quantum so the protocol is always exercised.
-* Every reservation first locks the owner's dreaming row of the UTC day in the owner's
-  spend ledger (``memory.services.spend``, purpose ``dreaming``), so concurrent workers,
-  retries and slices of one owner serialize there and see each other's charges. A request is admitted only if its maximum fits both the
-  slice ceiling (``RECON_SLICE_BUDGET_USD``) and the daily ceiling
-  (``RECON_DAILY_BUDGET_USD``); otherwise ``BudgetExhausted`` defers the group.
-* The day bucket is the UTC day the *slice started*, read from the job row, never the
-  caller's clock: a slice that began at 23:59:59 keeps charging that day after midnight
-  and cannot borrow from the next.
-* Settlement: ``unknown`` (timeout, crash, missing or inconsistent usage) keeps the full
-  reservation; a verified lower bill releases only the difference. Replaying the same
-  settlement answers the same receipt; a different one is a conflict.
+* Every reservation locks the owner's dreaming row of the day in the owner's spend ledger
+  (``memory.services.spend``), so concurrent workers, retries and slices of one owner
+  serialize there and see each other's charges; a request must fit both the slice and the
+  daily ceiling (``reserve``). The day is the UTC day the *slice started*, never the
+  caller's clock, so a slice cannot borrow from the next day.
+* Settlement fails safe: ``unknown`` keeps the full reservation; a verified lower bill
+  releases only the difference (``settle``).
 * Lease-bound: reserve and settle need the slice's live lease token. The kill switch
   stops reservations (provider admission) but never settlement.
 
-* Stage decisions: beside the call audit, each batch stage records one immutable,
-  content-free decision (``stage_decision``): the stage, what was decided (``prepared``,
-  ``deferred``, ``invalid_response``, ``reviewed``), a finite reason code and bounded
-  group/candidate counts — under the slice's live lease, never a verdict on its own.
-
-No provider call happens inside these transactions; the call audit is closed and holds no
-prompt, response, source text, error message or credential.
+No provider call happens inside these transactions; the call audit and the stage
+decisions (``stage_decision``) hold no prompt, response, source text, error message or
+credential.
 """
 from __future__ import annotations
 
@@ -73,9 +65,15 @@ def reserve(
 ) -> Reservation:
     """Persist a reservation of the request's maximum cost, or refuse (nothing written).
 
+    Under the lock of the owner's ``dreaming`` ledger row of the UTC day the slice started
+    (read from the job row: a slice that began at 23:59:59 keeps charging that day after
+    midnight), the maximum must fit both ``RECON_SLICE_BUDGET_USD`` and
+    ``RECON_DAILY_BUDGET_USD``; otherwise ``BudgetExhausted`` defers the group.
+
     ``batch`` names the other groups one batched request offers beside ``group_lease``
     (whose ID the row carries; the call audit lists them all): each must still be claimed
-    under the same lease, or nothing is reserved."""
+    under the same lease, or nothing is reserved.
+    """
     require_enabled()
     now = require_aware(now)
     if not _DIGEST.match(request_digest or ""):
@@ -129,7 +127,12 @@ def settle(
     principal: Principal, reservation_id: UUID, *, outcome: str, actual_usd=None, lease_token: UUID, now: datetime,
     completion: Optional[CallCompletion] = None,
 ) -> SpendReceipt:
-    """Settle one reservation of the caller's live slice (see the module docstring)."""
+    """Settle one reservation of the caller's live slice.
+
+    ``unknown`` (timeout, crash, missing or inconsistent usage) keeps the full reservation; a
+    verified lower bill releases only the difference. Replaying the same settlement answers the
+    same receipt; a different one is a conflict. The kill switch never stops a settlement.
+    """
     now = require_aware(now)
     if outcome not in ("verified", "unknown"):
         raise Invalid("outcome: verified or unknown")
@@ -179,7 +182,13 @@ def members_left_out(principal: Principal, *, lease_token: UUID, left_out: Seque
 
 def stage_decision(principal: Principal, *, lease_token: UUID, stage: str, decision: str, reason: str = "",
                    counts: Optional[dict] = None, now: datetime) -> None:
-    """Record one batch stage's decision (content-free audit row ``batch_<stage>_<decision>``)."""
+    """Record one batch stage's decision (content-free audit row ``batch_<stage>_<decision>``).
+
+    Beside the call audit, each batch stage records one immutable decision: the stage, what
+    was decided (``prepared``, ``deferred``, ``invalid_response``, ``reviewed``), a finite
+    reason code and bounded group/candidate counts — under the slice's live lease, never a
+    verdict on its own.
+    """
     now = require_aware(now)
     counts = dict(counts or {})
     if stage not in STAGES or decision not in STAGE_DECISIONS:

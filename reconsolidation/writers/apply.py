@@ -1,28 +1,18 @@
 """Kind rules checked against locked sources, and what a committed operation writes.
 
 Shared by ``operations.commit`` (recording a proposal) and ``review.approve`` (the owner
-committing it): both hold the owner lock and the sources FOR UPDATE in sorted UUID order.
+committing it): both hold the owner lock and the sources FOR UPDATE in sorted UUID order,
+so every commit decides over the current rows, never over what a provider saw.
 
-* ``validate`` — the kind-specific authority, and the owner's rejections as commit gates
-  (``blocks``): no merge, summary or hypothesis over a source whose claim the owner
-  rejected (a live copy of it); a merge needs one equivalence key over all inputs — or,
-  for a paraphrase merge, every pair of inputs passing the local paraphrase guards
-  (``rules.paraphrase``) over the current rows — and no owner block on any member pair or
-  claim/event pair; a summary needs extractive clauses
-  (``summaries.check_clauses``) and neither a blocked clause set nor a blocked pair of
-  clause claims; a conflict flag needs two sources; a hypothesis needs the stricter lane
-  (``hypotheses.check``), a wording that is neither blocked nor a rejected claim.
+* ``validate`` — the kind's rules and the owner's rejections and blocks as commit gates
+  (``blocks``): nothing is merged, summarised or connected over a claim the owner
+  rejected or in a combination the owner undid or rejected.
 * ``recorded_signatures`` — what undo, reject and "not true" install, from retained
-  identities only, so each gate above has its block.
-* ``overlap`` — a merge whose member is already in another active set: an active set
-  wholly inside the new inputs is superseded by the union; any other overlap is refused
-  (``overlapping_membership``) so the caller replans the union as a new group.
-* ``apply`` — only when an operation becomes ``committed``. A *similarity-only* merge (not
-  one equivalence key; its reason a ``paraphrase.MATCH_CODES`` code, which no verifier has
-  seen) is never committed by the unattended recording itself (``operations.commit`` checks
-  ``similarity_only``): it stays ``proposed`` until the owner approves it. Otherwise: membership rows (merge), the
-  ``DerivedMemory`` projection (summary, its UUID the operation's), nothing for a
-  conflict flag (its dependencies are the record). Originals are never touched and no
+  identities only, so each gate of ``validate`` has its block.
+* ``overlap`` — a merge may supersede an active set wholly inside its inputs; any other
+  overlap is refused (``overlapping_membership``) so the caller replans the union.
+* ``apply`` — only when an operation becomes ``committed``. A similarity-only merge is
+  never committed unattended (``similarity_only``). Originals are never touched and no
   corroboration is added.
 """
 from __future__ import annotations
@@ -87,6 +77,17 @@ def hypothesis_signature(views: Sequence[SourceView], clause: ClauseDraft) -> st
 
 def validate(principal: Principal, kind: str, views: dict[UUID, SourceView], clauses: Sequence[ClauseDraft], *,
              now: Optional[datetime] = None) -> None:
+    """Refuse (``ProposalRefused``) a ``kind`` over the locked ``views`` unless its rules hold.
+
+    The owner's rejections are gates: no merge, summary or hypothesis over a source whose
+    claim the owner rejected (a live copy of it). A merge needs one equivalence key over all
+    inputs — or, for a paraphrase merge, every pair of inputs passing the local paraphrase
+    guards (``providers.rules.paraphrase``) over the current rows — and no owner block on any
+    member pair or claim/event pair; a summary needs extractive clauses
+    (``summaries.check_clauses``) and neither a blocked clause set nor a blocked pair of
+    clause claims; a conflict flag needs two sources; a hypothesis needs the stricter lane
+    (``hypotheses.check``) and a wording that is neither blocked nor a rejected claim.
+    """
     ordered = list(views.values())
     if kind in GATED_KINDS and blocks.any_rejected(view.claim_sha256 for view in ordered):
         raise ProposalRefused("claim_rejected_by_owner")
@@ -243,7 +244,15 @@ def similarity_only(operation: ReconsolidationOperation, views: Sequence[SourceV
 
 def apply(principal: Principal, operation: ReconsolidationOperation, views: dict[UUID, SourceView],
           now: datetime) -> None:
-    """Move ``operation`` (locked, proposed) to committed and write what that means."""
+    """Move ``operation`` (locked, proposed) to committed and write what that means.
+
+    A *similarity-only* merge (not one equivalence key; its reason a
+    ``paraphrase.MATCH_CODES`` code, which no verifier has seen) is never committed by the
+    unattended recording itself (``operations.commit`` checks ``similarity_only``): it stays
+    ``proposed`` until the owner approves it. Otherwise: membership rows (merge), the
+    ``DerivedMemory`` projection (summary, its UUID the operation's), nothing for a conflict
+    flag (its dependencies are the record). Originals are never touched.
+    """
     ordered = list(views.values())
     if operation.kind == "merge_equivalent":
         holders, inside = overlap(list(views))

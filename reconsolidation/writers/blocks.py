@@ -2,22 +2,10 @@
 
 Signatures are SHA-256 over opaque identities and normalised claim hashes, never prose,
 and never over a subject label, policy or model identity — so neither a retry, a renamed
-subject, a policy upgrade nor another model evades them:
-
-* ``exact`` — the operation kind and its sorted source IDs (any kind);
-* ``member_pairs`` — every pair of merge members: an undone set blocks any later set
-  containing one of its pairs, subsets and supersets alike;
-* ``claim_event_pairs`` — every pair of (claim hash, original-event identity) of merge
-  members: copying the same evidence under new belief IDs still matches;
-* ``summary_claims`` — the attribution and the case-folded normalised clause set of a
-  summary, independent of order, subject and source IDs;
-* ``summary_claim_pairs`` — every pair of a summary's clause claim hashes (each clause's
-  source claim, which survives erasure): a rejected summary blocks any later summary
-  holding two of its clauses — a subset, a superset, or the same claims copied under new
-  belief IDs and events (a summary always has at least two clauses);
-* ``hypothesis_claim`` — the attribution and the case-folded normalised wording of a
-  connection, independent of its support: a rejected hypothesis does not return over a
-  subset, a superset or copies of its support, nor from new evidence.
+subject, a policy upgrade nor another model evades them. Each signature function says what
+it catches: ``exact`` (any kind); ``member_pairs`` and ``claim_event_pairs`` (merges,
+subsets, supersets and copies alike); ``summary_claims`` and ``summary_claim_pairs``
+(summaries); ``hypothesis_claim`` (a connection, whatever its support).
 
 ``any_rejected`` is the other gate every merge, summary and hypothesis passes at commit:
 the memory app's own rejections (``memory.models.Rejection``, the owner said "not true"),
@@ -41,16 +29,24 @@ def _sha(*parts: str) -> str:
 
 
 def exact(kind: str, memory_ids: Iterable[UUID]) -> str:
+    """The operation kind and its sorted source IDs (any kind)."""
     return _sha(kind, *sorted(str(i) for i in memory_ids))
 
 
 def member_pairs(memory_ids: Iterable[UUID]) -> set[str]:
+    """Every pair of merge members: an undone set blocks any later set containing one of its
+    pairs, subsets and supersets alike.
+    """
     ids = sorted(str(i) for i in memory_ids)
     return {_sha("merge_member_pair", a, b) for a, b in combinations(ids, 2)}
 
 
 def claim_event_pairs(claims: Mapping[UUID, str], events: Mapping[UUID, Sequence[UUID]]) -> set[str]:
-    """``claims``: each member's claim hash; ``events``: its original leaf events."""
+    """``claims``: each member's claim hash; ``events``: its original leaf events.
+
+    Every pair of (claim hash, original-event identity) of merge members: copying the same
+    evidence under new belief IDs still matches.
+    """
     leaves = {
         memory_id: f"{claims[memory_id]}:{','.join(sorted(str(e) for e in events.get(memory_id, ())))}"
         for memory_id in claims
@@ -60,16 +56,28 @@ def claim_event_pairs(claims: Mapping[UUID, str], events: Mapping[UUID, Sequence
 
 
 def summary_claims(attribution: str, texts: Iterable[str]) -> str:
+    """The attribution and the case-folded normalised clause set of a summary, independent of
+    order, subject and source IDs.
+    """
     return _sha("summary_claims", attribution, *sorted({normalize_text(text) for text in texts}))
 
 
 def summary_claim_pairs(clause_claims: Iterable[str]) -> set[str]:
-    """``clause_claims``: the claim hash of each clause's source."""
+    """``clause_claims``: the claim hash of each clause's source.
+
+    Every pair of those hashes (a clause's source claim survives erasure): a rejected summary
+    blocks any later summary holding two of its clauses — a subset, a superset, or the same
+    claims copied under new belief IDs and events (a summary always has at least two clauses).
+    """
     claims = sorted(set(clause_claims))
     return {_sha("summary_claim_pair", a, b) for a, b in combinations(claims, 2)}
 
 
 def hypothesis_claim(attribution: str, text: str) -> str:
+    """The attribution and the case-folded normalised wording of a connection, independent of
+    its support: a rejected hypothesis does not return over a subset, a superset or copies of
+    its support, nor from new evidence.
+    """
     return _sha("hypothesis_claim", attribution, normalize_text(text))
 
 

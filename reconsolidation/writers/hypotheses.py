@@ -1,34 +1,20 @@
 """Hypotheses (``infer_connection``): the local rules and the erasable projection.
 
-A connection is the one place novelty is allowed, so it gets its own, stricter lane. The
-provider proposes one tentative clause citing every selected original and the verifier
-must call it supported (``apply_review`` marks the ``Proposal`` verified; ``operations``
-refuses an unverified one). Then, against the locked sources, ``check`` requires:
+A connection is the one place novelty is allowed, so it gets its own, stricter lane: the
+provider proposes one tentative clause citing every selected original, the verifier must
+call it supported (``operations`` refuses an unverified one), and ``check`` then applies
+local rules against the locked sources — enough distinct owner evidence, no synthesis as
+evidence for another, nothing named or counted that the sources lack, not a copy of a
+source — and bounds its lifetime (``clocks``).
 
-* support: at least ``RECON_HYPOTHESIS_MIN_EVENTS`` (2) distinct admitted owner events from
-  at least two originals, every original with such evidence, none in the future; one
-  identical attribution and scope; no inferred (generated) original as support — a
-  synthesis is never fresh evidence for another;
-* the clause: no name and no quantity absent from the sources; no negation; no secret,
-  credential, injection or sensitive-trait pattern; not a copy of one source statement,
-  with or without a hedge added; and not the same claim repeated across events (identical
-  statements connect nothing);
-* clocks: expiry = min(latest supporting event + ``RECON_HYPOTHESIS_MAX_DAYS`` days, every
-  support's expiry); already expired at this instant → no hypothesis.
+``record`` writes the ``DerivedMemory`` when the operation is recorded; it is invisible
+until the operation is ``committed``, and no reconsolidation step resets a clock.
 
-``record`` writes the ``DerivedMemory`` (kind hypothesis, id = operation id) when the
-operation is recorded, because the verified wording exists only then. It is invisible
-until the operation is ``committed`` (every reader requires that); approval re-runs
-``check`` and moves ``valid_from`` to the commit instant. Authority is inferred (the kind
-says so), confidence = min(``RECON_HYPOTHESIS_MAX_CONFIDENCE``, least-confident support),
-``evidence_at`` = the latest supporting event: no reconsolidation step resets a clock.
-
-Tentativeness is carried by the record, not by the wording: the kind is ``hypothesis``,
-authority inferred, confidence at most 0.35, and recall renders it under the fixed heading
-"Hypothesis (tentative, inferred; not stated by the owner)" (``recall.render``). The spec
-keeps the verified clause wording in storage and lets uncertainty occur in it, not must;
-requiring a hedge word would refuse a plainly worded, well-supported connection and turn a
-wording habit into a validity rule. Hedge words are still ignored when checking for a copy.
+Tentativeness is carried by the record, not the wording: kind ``hypothesis``, authority
+inferred, bounded confidence, and recall renders it under the fixed heading "Hypothesis
+(tentative, inferred; not stated by the owner)" (``recall.render``). Requiring a hedge word
+would refuse a plainly worded, well-supported connection and turn a wording habit into a
+validity rule; hedge words are still ignored when checking for a copy.
 """
 from __future__ import annotations
 
@@ -115,6 +101,19 @@ def text_reason(text: str, views: Sequence[SourceView]) -> Optional[str]:
 
 def check(principal: Principal, views: dict[UUID, SourceView], clauses: Sequence[ClauseDraft],
           now: Optional[datetime]) -> Optional[str]:
+    """The reason code refusing a hypothesis clause against the locked sources, or None.
+
+    * support: at least ``RECON_HYPOTHESIS_MIN_EVENTS`` distinct admitted owner events from
+      at least two originals, every original with such evidence, none in the future; one
+      identical attribution and scope; no inferred (generated) original as support — a
+      synthesis is never fresh evidence for another;
+    * the clause: no name and no quantity absent from the sources; no negation; no secret,
+      credential, injection or sensitive-trait pattern; not a copy of one source statement,
+      with or without a hedge added; and not the same claim repeated across events (identical
+      statements connect nothing);
+    * clocks: expiry = min(latest supporting event + ``RECON_HYPOTHESIS_MAX_DAYS`` days, every
+      support's expiry); already expired at this instant → no hypothesis.
+    """
     ordered = list(views.values())
     if len(clauses) != 1:
         return "hypothesis_clause_count"
@@ -152,7 +151,13 @@ def clause_claims(views: Sequence[SourceView], text: str) -> set[str]:
 
 def record(principal: Principal, operation: ReconsolidationOperation, views: dict[UUID, SourceView],
            clause: ClauseDraft, now: datetime) -> DerivedMemory:
-    """The hypothesis projection of a just-recorded operation (visible only once committed)."""
+    """The hypothesis projection of a just-recorded operation (visible only once committed).
+
+    Written now because the verified wording exists only at recording (kind hypothesis, id =
+    operation id); approval re-runs ``check`` and moves ``valid_from`` to the commit instant.
+    Authority is inferred, confidence = min(``RECON_HYPOTHESIS_MAX_CONFIDENCE``,
+    least-confident support), ``evidence_at`` = the latest supporting event.
+    """
     ordered = list(views.values())
     found = clocks(ordered, support_events(principal, list(views)))
     subjects = {v.subject for v in ordered}

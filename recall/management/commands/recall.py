@@ -1,30 +1,13 @@
-"""``recall "QUERY" --owner T/P --ceiling C [--channel hybrid|dense|sparse] [--max-items N]
-[--max-tokens N] [--as-of ISO] [--scope S] [--belief-type T ...] [--exclude-id ID ...]
-[--selection-mode relevance|recent] [--json]``, ``recall --queries FILE.jsonl --owner ...`` and
-``recall --context TURN.json --owner ...`` (automatic context assembly, as
-``POST /v1/memories/context``: the file holds the turn — ``current_message`` and optionally
-``task``, ``unresolved_references``, ``active_entities``, ``open_questions`` and
-``working_state`` [{``text``, ``completed``}] — the options give ceiling, instant, filters and
-the shared allowance; ``--json`` prints ``{"context", "tokens", "items": [{"id", "score"}],
-"notices", "trace"}``).
+"""``recall "QUERY" --owner T/P --ceiling C [...]``, ``recall --queries FILE.jsonl --owner ...``
+and ``recall --context TURN.json --owner ...``: recall from the command line, as the API does.
 
-``--scope``, ``--belief-type`` (repeatable), ``--exclude-id`` (repeatable) and
-``--selection-mode`` are the hard filters of ``POST /v1/memories/search``, applied to every
-query of the run.
+A thin wrapper over ``recall.retriever.recall`` (surface "cli"). ``--scope``,
+``--belief-type``, ``--exclude-id`` and ``--selection-mode`` are the hard filters of
+``POST /v1/memories/search``, applied to every query of the run; ``--context`` is automatic
+context assembly as ``POST /v1/memories/context`` (``_read_turn``, ``context_json``).
 
-A thin wrapper over ``recall.retriever.recall`` (surface "cli"). Other tools rely on these
-names, options and JSON keys; keep them exactly (a key may be added, never renamed or
-removed):
-
-* ``--json`` prints one object ``{"query", "channel", "requested_channel",
-  "fallback_reason", "items": [{"id", "score"}, ...], "rendered"}`` with items in rank
-  order; ``channel`` is the channel that ran, ``requested_channel`` the one asked for
-  (``--channel``, by default hybrid) and ``fallback_reason`` why they differ
-  (``semantic_disabled`` or ``encoder_unavailable``; empty when they do not);
-* ``--queries FILE.jsonl`` reads lines ``{"id": ..., "query": "..."}`` (blank lines
-  skipped; every line is checked before any query runs) and prints one such object per
-  line, in file order, with the line's ``"id"`` added first — many queries, one process.
-
+Other tools rely on these names, options and JSON keys; keep them exactly (a key may be
+added, never renamed or removed): ``result_json`` and ``_read_queries`` describe them.
 Without ``--json`` (single query) it prints the rendered context and a one-line summary.
 """
 from __future__ import annotations
@@ -51,6 +34,13 @@ CHANNELS = ("hybrid", "dense", "sparse")
 
 
 def result_json(result: RecallResult) -> dict[str, Any]:
+    """The ``--json`` object of one query: ``{"query", "channel", "requested_channel",
+    "fallback_reason", "items": [{"id", "score"}, ...], "rendered"}``, items in rank order.
+
+    ``channel`` is the channel that ran, ``requested_channel`` the one asked for
+    (``--channel``, by default hybrid) and ``fallback_reason`` why they differ
+    (``semantic_disabled`` or ``encoder_unavailable``; empty when they do not).
+    """
     return {
         "query": result.query,
         "channel": result.channel,
@@ -91,6 +81,10 @@ def filter_fields(options: dict) -> dict:
 
 
 def _read_queries(path: str) -> list[tuple[Any, str]]:
+    """The ``--queries`` file: lines ``{"id": ..., "query": "..."}``, blank lines skipped, every
+    line checked before any query runs. The command prints one ``result_json`` object per
+    line, in file order, with the line's ``"id"`` added first — many queries, one process.
+    """
     try:
         with open(path, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
@@ -204,6 +198,11 @@ class Command(BaseCommand):
 
 
 def _read_turn(path: str) -> ContextNeed:
+    """The ``--context`` file: the turn — ``current_message`` and optionally ``task``,
+    ``unresolved_references``, ``active_entities``, ``open_questions`` and ``working_state``
+    [{``text``, ``completed``}]; the options give ceiling, instant, filters and the shared
+    allowance.
+    """
     try:
         with open(path, encoding="utf-8") as handle:
             raw = json.load(handle)
@@ -217,6 +216,9 @@ def _read_turn(path: str) -> ContextNeed:
 
 
 def context_json(result) -> dict[str, Any]:
+    """The ``--context --json`` object: ``{"context", "tokens", "items": [{"id", "score"}],
+    "notices", "trace"}``.
+    """
     return {
         "context": result.context, "tokens": result.tokens,
         "items": [{"id": str(item.id), "score": item.score} for item in result.items],

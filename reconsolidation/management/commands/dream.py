@@ -2,21 +2,11 @@
 slices in-process (what Celery beat does when a broker is configured).
 
 A thin wrapper over ``reconsolidation.driver``. Other tools rely on these names, options
-and JSON keys; keep them exactly:
-
-* ``--once`` runs one leased slice; ``--until-idle`` repeats slices until the scan
-  generation is complete and no group awaits the model (a progress bar on a terminal);
-  ``--dry-run`` reports the anchor IDs the next slice would select, the groups it would
-  form and the exclusion reasons, and writes nothing.
-* ``--json`` prints one object per slice, exactly ``{"slice", "anchors_scanned",
-  "groups_selected", "groups_deferred", "operations": [{"id", "kind", "state", "members"
-  (merge_equivalent) or "support" (other kinds): [memory IDs]}], "spend_usd", "calls",
-  "input_tokens", "output_tokens", "generation_complete", "seconds", "coverage"}``. ``slice`` numbers the slices of this run from 1;
-  ``groups_selected`` counts the groups the slice handed to the model; ``groups_deferred``
-  the groups still waiting for the model when it ended (queued, or returned on budget);
-  ``spend_usd`` is the Decimal charged under the slice's lease, as a string; ``calls`` the
-  provider requests reserved under it (at most two: proposal and verification) and the
-  tokens their settlements reported; ``coverage`` scan and model coverage apart.
+and JSON keys (``slice_json`` lists them); keep them exactly. ``--once`` runs one leased
+slice; ``--until-idle`` repeats slices until the scan generation is complete and no group
+awaits the model (a progress bar on a terminal); ``--dry-run`` reports the anchors the
+next slice would select, the groups it would form and the exclusion reasons, and writes
+nothing.
 
 The processing switch (AGENT_MEMORY_RECONSOLIDATION_ENABLED) must be on: when it is off
 the command says so and exits non-zero. An unknown or malformed --owner is refused
@@ -52,6 +42,18 @@ def operation_json(operation) -> dict[str, Any]:
 
 
 def slice_json(number: int, run: driver.SliceRun) -> dict[str, Any]:
+    """The ``--json`` object of one slice; other tools rely on these keys, keep them exactly.
+
+    ``{"slice", "anchors_scanned", "groups_selected", "groups_deferred", "operations": [{"id",
+    "kind", "state", "members" (merge_equivalent) or "support" (other kinds): [memory IDs]}],
+    "spend_usd", "calls", "input_tokens", "output_tokens", "generation_complete", "seconds",
+    "coverage"}``. ``slice`` numbers the slices of this run from 1; ``groups_selected`` counts
+    the groups the slice handed to the model; ``groups_deferred`` the groups still waiting for
+    the model when it ended (queued, or returned on budget); ``spend_usd`` is the Decimal
+    charged under the slice's lease, as a string; ``calls`` the provider requests reserved
+    under it (at most two: proposal and verification) and the tokens their settlements
+    reported; ``coverage`` scan and model coverage apart.
+    """
     return {
         "slice": number,
         "anchors_scanned": run.report.full_anchors + run.report.changed_anchors,

@@ -3,21 +3,16 @@
 Two originals are equivalent when their statements are equal after Unicode NFC and
 whitespace collapse *only* — case, punctuation, negation, dates and quantities stay
 significant, so "Paid 30 EUR" never merges with "paid 30 eur." — and every field that
-changes what the claim means or who may see it is equal too: subject, belief type, claim
-kind, polarity, derivation, attribution, scope, portability, authority, sensitivity,
-valid_from and expiry. Provider similarity can never widen this.
+changes what the claim means or who may see it is equal too (``equivalence_key``).
+Provider similarity can never widen this.
 
 The canonical member of a class is the oldest immutable creation key, then the UUID, so
 every replay and every worker picks the same one. Pure functions over ``SourceView``
 values: no database, no clock.
 
-``key_digest`` is the same key as one SHA-256, the value the database keeps beside every
-original (``memory_memory.recon_equivalence_digest``, a generated column of migration
-0006, so it changes in the very statement that changes the row). The database computes
-it with ``reconsolidation_equivalence_digest``, a mirror of this function (same
-normalisation, same field order and encoding); ``tests/reconsolidation/
-test_equivalence_pass.py`` holds the two equal. The digest only *finds* candidate sets:
-every merge is still decided by ``equivalence_key`` over the current rows.
+``key_digest`` is the same key as one SHA-256, which the database keeps beside every
+original; it only *finds* candidate sets: every merge is still decided by
+``equivalence_key`` over the current rows.
 """
 from __future__ import annotations
 
@@ -45,6 +40,10 @@ def normalize(text: str) -> str:
 
 
 def equivalence_key(view: SourceView) -> tuple:
+    """The normalised statement and every field of ``KEY_FIELDS``: subject, belief type, claim
+    kind, polarity, derivation, attribution, scope, portability, authority, sensitivity,
+    valid_from and expiry.
+    """
     return (normalize(view.statement), *(getattr(view, name) for name in KEY_FIELDS))
 
 
@@ -68,7 +67,14 @@ def _field(value) -> str:
 
 
 def key_digest(view: SourceView) -> str:
-    """SHA-256 (hex) of ``equivalence_key``: equal keys, equal digests."""
+    """SHA-256 (hex) of ``equivalence_key``: equal keys, equal digests.
+
+    The database keeps it beside every original (``memory_memory.recon_equivalence_digest``, a
+    generated column of migration 0006, so it changes in the very statement that changes the
+    row), computed by ``reconsolidation_equivalence_digest``, a mirror of this function (same
+    normalisation, same field order and encoding);
+    ``tests/reconsolidation/test_equivalence_pass.py`` holds the two equal.
+    """
     statement, *fields = equivalence_key(view)
     encoded = KEY_DIGEST_VERSION + ";" + _field(statement) + "".join(_field(value) for value in fields)
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()

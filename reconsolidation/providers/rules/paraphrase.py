@@ -1,44 +1,21 @@
 """Local paraphrase guards: when two originals say the same thing in other words.
 
 ``check(a, b)`` decides one pair; ``match(views)`` a whole set (every pair must pass). A
-paraphrase merge is a *proposal* only: the owner approves it (reviewed mode) and it never
-commits unattended unless a model verifier also says entailed (``writers.apply``). The
-exact equivalence key (``equivalence``) stays the only authority for an automatic merge.
-
-Guards, each a finite code (``GUARDS``), all checked on every pair:
-
-* ``fields`` — same attribution, scope, portability, polarity, belief type, claim kind,
-  derivation, sensitivity, authority and expiry, and the same subject up to case and
-  spacing (a subject can carry the referent of "she" or of an elided subject, so two
-  subjects are two claims until a verifier says otherwise);
-* ``numbers`` — identical numbers, quantities, money, dates and times (digits and number
-  words alike: "ten" is 10), units and currencies;
-* ``calendar`` — identical weekdays, months and day parts; ``frequency`` — identical
-  frequency words (once, twice, usually, sometimes, ...), "every"/"each" and a plural
-  weekday meaning the same habit;
-* ``entities`` — identical named entities (capitalised words, case folded);
-* ``negation``, ``modality`` (might/will/can ...), ``tense`` (was/were/had, -ed and
-  irregular past forms, used to), ``status`` (no longer, former, old/new, still ...),
-  ``comparison`` (before/after, more/less, until/since, only ...), ``direction`` (to/from),
-  ``relation`` (son/daughter, partner, colleague ...) and ``role`` (work/personal/home ...)
-  — the words of each class must be the same on both sides;
-* ``content`` — every other content word of one side is accounted for on the other: the
-  same word, another inflection or derivation of it (shared stem), or a compound that
-  contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
-  no counterpart. Word-vector similarity is deliberately *not* an accounting: on MiniLM
-  "cats"/"dogs" (0.72) score above "cycles"/"bike" (0.44), so similarity would merge
-  co-hyponyms — exactly the false merge these guards exist to refuse.
-
-Two statements with the same words are the equivalence key's to judge first. When their
-keys differ only in ``valid_from`` — the same words said again in a later message — they are
-proposed like any paraphrase (``paraphrase_restated``: the owner approves; never unattended),
-since a restatement is a safer match than other words with the same fields. Any other key
-difference (subject, type, attribution, expiry, …) is refused here (``same_words``), so
+paraphrase merge is a *proposal* only: the owner approves it and it never commits
+unattended unless a model verifier also says entailed (``writers.apply``). The exact
+equivalence key (``equivalence``) stays the only authority for an automatic merge, and
 similarity never overrides what the key refuses.
 
-The word classes below are English grammar (closed classes: determiners, auxiliaries,
-modals, prepositions, kinship terms, number words, irregular past forms), not a corpus list.
-Pure functions over ``SourceView`` values: no database, no clock, no model.
+Every guard (``GUARDS``, each a finite code; ``check`` lists them) must pass on every pair:
+same fields and subject; identical numbers, calendar, frequency and entities; the same
+closed-class words (negation, modality, tense, status, comparison, direction, relation,
+role); every other content word accounted for on the other side. Word-vector similarity
+is deliberately *not* an accounting: on MiniLM "cats"/"dogs" (0.72) score above
+"cycles"/"bike" (0.44), so it would merge co-hyponyms — exactly the false merge these
+guards exist to refuse.
+
+The word classes are English grammar (closed classes), not a corpus list. Pure functions
+over ``SourceView`` values: no database, no clock, no model.
 """
 from __future__ import annotations
 
@@ -343,7 +320,34 @@ def _subject(view: SourceView) -> str:
 
 
 def check(a: SourceView, b: SourceView) -> Verdict:
-    """Whether ``a`` and ``b`` say the same thing in other words (all ``GUARDS``)."""
+    """Whether ``a`` and ``b`` say the same thing in other words (all ``GUARDS``).
+
+    * ``fields`` — same attribution, scope, portability, polarity, belief type, claim kind,
+      derivation, sensitivity, authority and expiry, and the same subject up to case and
+      spacing (a subject can carry the referent of "she" or of an elided subject, so two
+      subjects are two claims until a verifier says otherwise);
+    * ``numbers`` — identical numbers, quantities, money, dates and times (digits and number
+      words alike: "ten" is 10), units and currencies;
+    * ``calendar`` — identical weekdays, months and day parts; ``frequency`` — identical
+      frequency words (once, twice, usually, sometimes, ...), "every"/"each" and a plural
+      weekday meaning the same habit;
+    * ``entities`` — identical named entities (capitalised words, case folded);
+    * ``negation``, ``modality`` (might/will/can ...), ``tense`` (was/were/had, -ed and
+      irregular past forms, used to), ``status`` (no longer, former, old/new, still ...),
+      ``comparison`` (before/after, more/less, until/since, only ...), ``direction`` (to/from),
+      ``relation`` (son/daughter, partner, colleague ...) and ``role`` (work/personal/home ...)
+      — the words of each class must be the same on both sides;
+    * ``content`` — every other content word of one side is accounted for on the other: the
+      same word, another inflection or derivation of it (shared stem), or a compound that
+      contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
+      no counterpart.
+
+    Two statements with the same words are the equivalence key's to judge first. When their
+    keys differ only in ``valid_from`` — the same words said again in a later message — they
+    are proposed like any paraphrase (``paraphrase_restated``: the owner approves; never
+    unattended). Any other key difference (subject, type, attribution, expiry, ...) is
+    refused here (``same_words``).
+    """
     if normalize(a.statement) == normalize(b.statement):
         if equivalence_key(a) == equivalence_key(b):
             return Verdict("", MATCH_REORDERED)

@@ -1,34 +1,13 @@
 """The local rules provider: deterministic proposals from the originals of one group.
 
 ``propose(sources)`` is a pure function — same views, same proposals, in the same order —
-and the default provider of the maintenance pipeline. It proposes only what local rules
-can establish:
+and the default provider. It proposes only what local rules can establish (``propose``
+lists each kind): exact merges (``equivalence``), paraphrase merges (``paraphrase``;
+proposals the owner approves, never committed unattended), conflict flags, ends of
+superseded statements (``updates``) and extractive summaries (``summaries``).
 
-* ``merge_equivalent`` — one per equivalence class of two or more (``equivalence``). The
-  inventory's bank-wide equivalence pass plans the same merges without a group slot
-  (``pipeline.inventory.plan_equivalence_merges``); whichever is recorded first stands
-  and the other is refused by input idempotency (``duplicate_operation``);
-* ``merge_equivalent`` over paraphrases — one per set of two or more equivalence classes
-  whose members all pass the local paraphrase guards pairwise (``paraphrase``): the same
-  claim in other words. Its reason is what matched (``paraphrase.MATCH_CODES``: every guard
-  of ``paraphrase.GUARDS`` was checked). It is a proposal only: the owner approves it, the
-  commit re-checks the guards over the current rows, and it never commits unattended
-  (``writers.apply``);
-* ``flag_conflict`` — one per set of claims about the same thing (``conflict_key``: same
-  subject, claim kind and scope, statements equal once numbers are masked and case folded)
-  whose polarity differs or whose numbers differ (a value difference). It records the
-  disagreement, never which side is true. Conflicting sources are left out of
-  summaries: an extractive bullet list would present both sides as facts. Also one per
-  unresolved contradiction ``summaries.contradictions`` finds inside a related component
-  (``place_difference``, ``polarity_difference``: two things that cannot both hold at once,
-  not settled by a later update); that component then gets no summary;
-* ``end_superseded`` — one per earlier statement a later one about the same holder supersedes
-  (``updates``): the earlier belief ended. The owner approves it; approval ends that belief's
-  validity through the memory's own control (``writers.apply``), and it is undoable;
-* ``summarize_related`` — one extractive summary per related component (``summaries``), only
-  where it says more than recall already renders (``summaries.worth_proposing``); the writer
-  keeps one live summary per holder (``writers.summary_placement``).
-
+A conflict flag records a disagreement, never which side is true, and conflicting sources
+are left out of summaries: an extractive bullet list would present both sides as facts.
 It always abstains from hypotheses (``infer_connection`` needs provider verification):
 ``HYPOTHESIS_ABSTENTION`` is the reason code callers report. Proposals name only IDs and
 revisions the caller supplied; the commit revalidates all of it.
@@ -100,6 +79,28 @@ def paraphrase_proposals(views: Sequence[SourceView]) -> list[Proposal]:
 
 
 def propose(sources: Sequence[SourceView]) -> list[Proposal]:
+    """Every proposal local rules can establish over ``sources``, in a deterministic order.
+
+    * ``merge_equivalent`` — one per equivalence class of two or more (``equivalence``). The
+      inventory's bank-wide equivalence pass plans the same merges without a group slot
+      (``inventory.equivalence.plan_equivalence_merges``); whichever is recorded first stands
+      and the other is refused by input idempotency (``duplicate_operation``);
+    * ``merge_equivalent`` over paraphrases — one per set of two or more equivalence classes
+      whose members all pass the local paraphrase guards pairwise (``paraphrase``). Its reason
+      is what matched (``paraphrase.MATCH_CODES``). The owner approves it, the commit
+      re-checks the guards over the current rows, and it never commits unattended
+      (``writers.apply``);
+    * ``flag_conflict`` — one per set of claims about the same thing (``conflict_key``) whose
+      polarity or numbers differ; also one per unresolved contradiction
+      ``summaries.contradictions`` finds inside a related component (``place_difference``,
+      ``polarity_difference``), which then gets no summary;
+    * ``end_superseded`` — one per earlier statement a later one about the same holder
+      supersedes (``updates``). Approval ends that belief's validity through the memory's own
+      control (``writers.apply``), and it is undoable;
+    * ``summarize_related`` — one extractive summary per related component (``summaries``),
+      only where it says more than recall already renders (``summaries.worth_proposing``); the
+      writer keeps one live summary per holder (``writers.summary_placement``).
+    """
     views = sorted(sources, key=creation_key)
     proposals = [
         _proposal("merge_equivalent", members, "equivalence_key")

@@ -1,41 +1,21 @@
 """Extractive summaries: whole source statements under a fixed heading, nothing invented.
 
-A summary supplements its atoms; it never replaces them. Its rules:
+A summary supplements its atoms; it never replaces them. It needs at least two related
+(same subject or a shared entity) but not equivalent originals — equivalent ones are
+merges — with one scope and one attribution: conflicting scopes or attributions abstain
+rather than pick the broader one. Each clause is exactly one source statement; a clause
+that does not fit is omitted whole, never cut, and stays a dependency (``plan``).
+Metadata is inherited conservatively, never from the commit (``projection``).
 
-* It needs at least two distinct supporting originals that are *related* (same subject or
-  a shared entity ID) but *not equivalent* (equivalent ones are merges, not summaries),
-  with one scope and one attribution: conflicting scopes or attributions abstain rather
-  than pick the broader one.
-* At most ``RECON_SUMMARY_MAX_CLAUSES`` clauses; each is exactly (after the equivalence
-  normalisation: NFC + whitespace collapse) the statement of every source it names.
-* ``render`` — the fixed heading, one bullet per clause — must fit in
-  ``RECON_SUMMARY_MAX_CHARS``. A clause that does not fit is omitted whole (never cut),
-  later ones still get their chance, and the omitted sources are listed; they remain
-  inputs, hence dependencies, so their change still invalidates the summary.
-* Metadata is inherited conservatively: the strictest sensitivity and portability, the
-  weakest authority and confidence, the latest original evidence clock (never the commit
-  time), the latest validity start and the earliest expiry.
-* A group is *coherent*: one subject, person or entity common to every member. A chain of
-  ``related`` links that mixes two people (Theo — "Theo and Dana both live in Porto" —
-  Dana) is split by anchor, never summarised as one.
-* Time and conflict (``supersessions``, ``contradictions``): a newer statement about the
-  same holder may *supersede* an older one. Clause selection takes current statements
-  first and superseded ones newest first, and never keeps a statement while dropping a
-  statement that supersedes it. A component holding an unresolved contradiction (two
-  claims about the same holder and attribute with no time order between them, and no
-  later statement superseding both) yields no summary: the caller flags it instead.
-  When a rule is unsure it does not supersede (an older, unrelated statement stays
-  current) and it never guesses which side of a contradiction is true.
+A group must be *coherent* (``coherent``, ``components``): a chain of links that mixes two
+people is split by anchor, never summarised as one. A newer statement about the same
+holder may supersede an older one (``supersessions``); a component holding an unresolved
+contradiction yields no summary, and the caller flags it (``contradictions``). When a rule
+is unsure it does not supersede, and it never guesses which side of a contradiction is
+true. These rules read only general English structure, never names or places of a bank.
 
-The supersession and contradiction rules read only general English structure — residence,
-work and move verbs, change markers ("now", "no longer"), negation, capitalised place
-names after a locative preposition — never names or places of a particular bank. A
-``SourceView`` carries no explicit supersession field, so time (validity start, then
-evidence clock) and those markers are all there is.
-
-Pure functions over ``SourceView`` values; ``check_clauses`` is the commit-time validation
-of a proposal's clauses against the locked sources and applies the same coherence,
-contradiction and supersession rules as ``plan``.
+Pure functions over ``SourceView`` values; ``check_clauses`` is the commit-time
+validation of a proposal's clauses against the locked sources, with the rules of ``plan``.
 """
 from __future__ import annotations
 
@@ -343,7 +323,15 @@ def plan(views: Sequence[SourceView], *, max_chars: int = bounds.RECON_SUMMARY_M
     """The summary of one coherent component, or None: fewer than two non-equivalent
     clauses fit, the views are not one coherent group, or they hold an unresolved
     contradiction (a conflict to flag, not facts to list). A superseded statement is a
-    clause only beside every statement that supersedes it; every input stays listed."""
+    clause only beside every statement that supersedes it; every input stays listed.
+
+    At most ``max_clauses`` clauses, each exactly (after NFC + whitespace collapse) the
+    statement of every source it names; current statements first, superseded ones newest
+    first. ``render`` — the fixed heading, one bullet per clause — must fit ``max_chars``: a
+    clause that does not fit is omitted whole, later ones still get their chance, and the
+    omitted sources are listed; they remain inputs, hence dependencies, so their change still
+    invalidates the summary.
+    """
     classes = statement_classes(views)
     if len(classes) < 2 or len(components(views)) != 1 or contradictions(views):
         return None
@@ -398,6 +386,10 @@ def jaccard(a: Sequence[UUID], b: Sequence[UUID]) -> float:
 
 
 def projection(views: Sequence[SourceView]) -> Projection:
+    """The summary's metadata, inherited conservatively: the strictest sensitivity and
+    portability, the weakest authority and confidence, the latest original evidence clock
+    (never the commit time), the latest validity start and the earliest expiry.
+    """
     rank = vocabulary.SENSITIVITY_RANK
     subjects = {view.subject for view in views}
     types = {view.belief_type for view in views}
