@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import timedelta
 
 import pytest
+from django.test import override_settings
 
 from memory import selectors as memory_selectors
 from memory.services.owners import token_create
 from reconsolidation.selectors.operations import operation_get
 from reconsolidation.services.operations import operation_reject
+from reconsolidation.store import ReconsolidationStore
+from tests.factories import T0, make_owner
+from tests.reconsolidation.helpers import original
+from tests.reconsolidation.work_builders import by_kind, process
 from tests.review_ui.seed import SECRET, build_bank
 from tests.review_ui.test_triage_http import signed_in
 from veetbot.identity import SCOPE_READ
@@ -111,3 +117,18 @@ def test_a_summary_row_lists_every_clause(bank):
     assert re.findall(r"<li>([^<]+)</li>", row.split('class="clauses"')[1].split("</ol>")[0]) == [
         f"The owner runs on Tuesdays {SECRET}.", f"The owner runs along the river {SECRET}."]
     assert " more" not in row.split("</ol>")[0]
+
+
+def test_an_update_row_shows_the_earlier_statement_then_the_later_one(db):
+    owner, token = make_owner()
+    later_at = T0 + timedelta(days=10)
+    with override_settings(AGENT_MEMORY_RECONSOLIDATION_ENABLED=True):
+        pair = [original(owner, "Theo lives in Rotterdam.", subject="Theo", at=T0),
+                original(owner, "Theo moved to Porto.", subject="Theo", at=later_at)]
+        (update,) = by_kind(process(ReconsolidationStore(), owner, pair, later_at + timedelta(days=1)),
+                            "end_superseded")
+    html = signed_in(token).get("/review/").content.decode()
+    row = html.split(f'data-operation="{update.id}"')[1]
+    clauses = row.split('class="clauses"')[1].split("</ol>")[0]
+    assert re.findall(r'<li><span class="muted">(\w+:)</span> ([^<]+)</li>', clauses) == [
+        ("Earlier:", "Theo lives in Rotterdam."), ("Later:", "Theo moved to Porto.")]
