@@ -8,6 +8,11 @@ confirmation is one ordinary, revision-checked, idempotent ``operation_act`` (ap
 per operation — a resubmitted confirmation replays instead of acting twice, and an item
 that changed since the preview is a conflict that changes nothing, while its siblings
 still go through.
+
+Exact copies need no preview: the journal offers them as one button ("Approve N exact
+copies") posting the IDs and revisions it showed and one key, answered by
+``services.exact_copies.operations_approve_exact`` (which approves only what is still an
+exact copy, each at the revision shown); a resubmission replays.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ from uuid import UUID
 
 from memory.errors import Conflict, MemoryError_, NotFound
 from reconsolidation.selectors.operations import operation_get
+from reconsolidation.services.exact_copies import ExactApproval, operations_approve_exact
 from reconsolidation.services.operations import operation_act
 from review_ui import selectors, words
 from review_ui.forms import new_key
@@ -36,6 +42,10 @@ OUTCOME_WORDS = {
     "not_found": "Not applied: it is no longer available.",
     "failed": "Not applied: something went wrong and nothing was written. You can retry.",
 }
+
+
+_EXACT_ITEM = re.compile(r"^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\|([1-9][0-9]{0,8})$")
+_KEY = re.compile(r"^review-[0-9a-f-]{36}$")
 
 
 class Refused(ValueError):
@@ -145,3 +155,23 @@ def apply(principal: Principal, action: str, items: list[tuple[UUID, int, str]])
         results.append(Result(operation_id=operation_id, outcome=outcome, token=f"{operation_id}|{revision}|{key}",
                               **labels))
     return tuple(results)
+
+
+def exact_request(tokens: list[str], key: str) -> dict[UUID, int]:
+    """The posted exact copies (``id|revision`` each, once) and their key, or ``Refused``."""
+    if _KEY.fullmatch(key) is None or not 1 <= len(tokens) <= BULK_MAX_OPERATIONS:
+        raise Refused("exact")
+    expected: dict[UUID, int] = {}
+    for token in tokens:
+        match = _EXACT_ITEM.fullmatch(token)
+        if match is None or UUID(match.group(1)) in expected:
+            raise Refused("item")
+        expected[UUID(match.group(1))] = int(match.group(2))
+    return expected
+
+
+def approve_exact(principal: Principal, expected: dict[UUID, int], key: str) -> tuple[ExactApproval, ...]:
+    answers = operations_approve_exact(principal=principal, expected=expected, idempotency_key=key,
+                                       ceiling=selectors.CEILING)
+    log.info("review exact copies approved=%d of=%d", sum(1 for a in answers if a.approved), len(answers))
+    return answers

@@ -2,7 +2,7 @@
 act on an original, erase a conversation or the whole account.
 
 Thin, like ``review_ui.views``: parse a closed form, call one service
-(``memory.services.ceilings`` for an original's review and deletion,
+(``memory.services.ceilings`` for an original's review, ending ("no longer true") and deletion,
 ``memory.services.erasure.erase_requested`` for a conversation or the account, with the
 form's idempotency key so a resubmission replays), redirect with a fixed feedback code.
 Erasing a conversation or the account goes through a confirmation page that says what will
@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memory import vocabulary
 from memory.api.inputs import ACCOUNT_ERASE_CONFIRMATION
-from memory.errors import MemoryError_, NotFound
+from memory.errors import Conflict, MemoryError_, NotFound
 from memory import selectors as memory_selectors
 from memory.services import ceilings, erasure
 from memory.services.receipts import request_sha256
@@ -34,17 +34,20 @@ from veetbot.rls import owner_context
 log = logging.getLogger(__name__)  # IDs and outcome codes only
 MEMORY_ACTIONS = {  # action -> (button label, destructive, feedback code)
     "mark_reviewed": ("Mark reviewed", False, "reviewed"),
+    "no_longer_true": ("No longer true", False, "ended"),
     "not_here": ("Not outside its scope", False, "not_here"),
     "not_true": ("Not true", True, "not_true"),
     "delete": ("Erase this memory", True, "erased"),
 }
 FEEDBACK = {
     "reviewed": "Marked reviewed.",
+    "ended": "Marked no longer true: it stays in your history and is no longer recalled as current.",
     "not_here": "It will no longer be recalled outside its own scope.",
     "not_true": "Marked not true: it is no longer recalled and will not be recreated.",
     "erased": "Erased: its words are gone from every table.",
     "session_erased": "The conversation and every memory formed from it are erased.",
 }
+CHANGED = "Conflict: this memory changed since you opened it. Here it is as it is now."
 RETRY = "That did not work. Nothing was changed; you can retry."
 READ_ONLY = "This sign-in may read but not change memory."
 
@@ -119,19 +122,25 @@ def original_action(request: HttpRequest, memory_id: UUID, action: str) -> HttpR
     try:
         _line, facts = selectors.source(principal, memory_id)
         if facts["content_revision"] != form.cleaned_data["expected_revision"]:
-            return original(request, memory_id, status=409, tone="conflict",
-                            feedback="Conflict: this memory changed since you opened it. Here it is as it is now.")
+            return original(request, memory_id, status=409, tone="conflict", feedback=CHANGED)
         if action == "delete":
             ceilings.memory_erase_within_ceiling(principal=principal, memory_id=memory_id, ceiling=selectors.CEILING)
+        elif action == "no_longer_true":
+            ceilings.memory_end_within_ceiling(principal=principal, memory_id=memory_id, ceiling=selectors.CEILING,
+                                               expected_revision=form.cleaned_data["expected_revision"])
         else:
             ceilings.memory_review_within_ceiling(principal=principal, memory_id=memory_id, action=action,
                                                   ceiling=selectors.CEILING)
     except NotFound:
         raise Http404()
+    except Conflict:
+        return original(request, memory_id, status=409, tone="conflict", feedback=CHANGED)
     except MemoryError_:
         return original(request, memory_id, status=400, feedback=RETRY, tone="failure")
     log.info("review memory %s memory=%s", action, memory_id)
     code = MEMORY_ACTIONS[action][2]
+    if request.POST.get("back") == "journal":  # a control on a journal row: back to the journal
+        return HttpResponseRedirect(f"{reverse('review:journal')}?feedback={code}", status=303)
     if action == "delete":
         return HttpResponseRedirect(f"{reverse('review:memories')}?feedback={code}", status=303)
     return HttpResponseRedirect(f"{reverse('review:original', args=[memory_id])}?feedback={code}", status=303)

@@ -1,8 +1,11 @@
 """Journal triage: one page of operations, each row saying in words what it is.
 
-A row names its kind and state, the subject(s) of its originals, the merged statement or
-its first clause, how many originals support it and the reason in words — all read fresh
-for this request through reconsolidation's journal selector, never cached. An operation whose required support is unavailable shows its kind and state
+A row names its kind and state, the subject(s) of its originals, how many originals support
+it and the reason in words, and shows the decision itself: a merge's originals side by side
+with the words that differ marked (``review_ui.diff``) and when each was said; every clause
+of a summary, connection or update; both sides of a conflict with their dates and sources and
+the owner's own memory controls on each ("No longer true", "Not true"), so one step resolves
+it. All read fresh for this request through reconsolidation's journal selector, never cached. An operation whose required support is unavailable shows its kind and state
 only (spec: "opaque history has no inferred titles, source counts or cached content").
 
 Filters: kind (the lens), state, and subject. The subject never travels in a URL: it is
@@ -21,11 +24,15 @@ from uuid import UUID
 from memory import selectors as memory_selectors
 from memory.errors import NotFound as MemoryNotFound
 from reconsolidation.errors import Invalid
-from reconsolidation.domain import OPERATION_STATES
+from reconsolidation.domain import OPERATION_STATES, OperationView
 from reconsolidation.selectors import operation_views
+from reconsolidation.selectors.exact_copies import exact_copies_pending
 from reconsolidation.selectors.operation_views import OwnerOperation
 from reconsolidation.selectors.operations import operation_subjects
 from review_ui import bounds, words
+from review_ui.diff import Segment, word_diff
+from review_ui.forms import new_key
+from veetbot.clock import utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -42,6 +49,26 @@ DERIVED_KINDS = ("summarize_related", "infer_connection")
 SUBJECT_CHOICES_MAX = 200  # subjects offered as suggestions beside the filter
 
 
+# The memory controls a conflict row offers on each side (review_ui.memory_views actions).
+SIDE_ACTIONS = (("no_longer_true", "No longer true"), ("not_true", "Not true"))
+
+
+@dataclass(frozen=True)
+class Side:
+    """One original as a row shows it: its words (diff-marked on a merge), when it was said,
+    where it came from, and the revision its controls are checked against."""
+
+    memory_id: UUID
+    statement: str
+    segments: tuple[Segment, ...]
+    said_at: datetime
+    attribution: str
+    messages: int
+    revision: int
+    current: bool  # active and not ended: its controls are offered
+    key: str  # a fresh idempotency key for its control forms
+
+
 @dataclass(frozen=True)
 class Card:
     id: UUID
@@ -56,9 +83,10 @@ class Card:
     withheld: bool
     subjects: tuple[str, ...] = ()
     headline: str = ""
-    more_clauses: int = 0
     support_count: int = 0
     reason_words: str = ""
+    clauses: tuple[str, ...] = ()
+    sides: tuple[Side, ...] = ()
 
     @property
     def derived(self) -> bool:
@@ -88,6 +116,8 @@ class JournalPage:
     cards: tuple[Card, ...]
     next_cursor: Optional[str]
     subjects: tuple[str, ...] = ()
+    # Every pending exact-copy merge (any page), offered as one "Approve N exact copies" button.
+    exact_copies: tuple[OperationView, ...] = ()
 
     # Kept for templates written against the older page shape.
     @property
@@ -143,25 +173,34 @@ def _cards(principal: Principal, operations: tuple[OwnerOperation, ...]) -> tupl
         if op.content is None or not found or any(line is None for line in found):
             cards.append(Card(**base, withheld=True))
             continue
-        headline, more = _headline(op, {line.id: line for line in found})
+        headline = _headline(op, {line.id: line for line in found})
         subjects = tuple(dict.fromkeys(line.subject for line in found if line.subject))
-        cards.append(Card(**base, withheld=False, subjects=subjects, headline=headline, more_clauses=more,
-                          support_count=len(found), reason_words=words.reason(op.reason)))
+        cards.append(Card(**base, withheld=False, subjects=subjects, headline=headline,
+                          support_count=len(found), reason_words=words.reason(op.reason),
+                          clauses=tuple(c.text for c in op.content.clauses), sides=_sides(op, found)))
     return tuple(cards)
 
 
-def _headline(op: OwnerOperation, by_id: dict) -> tuple[str, int]:
-    """(the statement the row leads with, how many further clauses it has)."""
-    first_input = by_id[op.sources[0].memory_id]
-    clauses = op.content.clauses
+def _sides(op: OwnerOperation, found: list) -> tuple[Side, ...]:
+    """The originals a merge or a conflict row shows side by side (none for other kinds)."""
+    if op.kind not in ("merge_equivalent", "flag_conflict"):
+        return ()
+    now = utcnow()
+    found = sorted(found, key=lambda line: (line.evidence_at, line.creation_sequence))  # in the order said
+    marked = word_diff([line.statement for line in found])
+    return tuple(Side(memory_id=line.id, statement=line.statement, segments=segments, said_at=line.evidence_at,
+                      attribution=line.attribution, messages=len({s.event for s in line.sources}),
+                      revision=line.content_revision, key=new_key(),
+                      current=line.status == "active" and (line.expires_at is None or line.expires_at > now))
+                 for line, segments in zip(found, marked))
+
+
+def _headline(op: OwnerOperation, by_id: dict) -> str:
+    """The statement a merge row leads with (its canonical). Clauses and conflicting sides are
+    shown in full below the headline, so other rows lead with none."""
     if op.kind == "merge_equivalent":
-        return by_id.get(op.content.canonical_id, first_input).statement, 0
-    if op.kind in ("summarize_related", "infer_connection"):
-        # An ended summary or hypothesis keeps no text: its history is the operation.
-        return (clauses[0].text, len(clauses) - 1) if clauses else ("", 0)
-    if op.kind == "flag_conflict":
-        return first_input.statement, len(op.sources) - 1
-    return "", 0
+        return by_id.get(op.content.canonical_id, by_id[op.sources[0].memory_id]).statement
+    return ""
 
 
 def journal_page(principal: Principal, f: Filters, *, cursor: Optional[str] = None) -> JournalPage:
@@ -170,4 +209,5 @@ def journal_page(principal: Principal, f: Filters, *, cursor: Optional[str] = No
                                   limit=bounds.REVIEW_JOURNAL_PAGE_SIZE, kind=f.kind, state=f.state or None,
                                   subject=f.subject or None)
     return JournalPage(filters=f, cards=_cards(principal, page.items), next_cursor=page.next_cursor,
-                       subjects=operation_subjects(principal=principal, ceiling=CEILING, limit=SUBJECT_CHOICES_MAX))
+                       subjects=operation_subjects(principal=principal, ceiling=CEILING, limit=SUBJECT_CHOICES_MAX),
+                       exact_copies=exact_copies_pending(principal=principal, ceiling=CEILING))

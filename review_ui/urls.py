@@ -11,6 +11,7 @@ urlpatterns = [
     path("journal/subject", views.journal_subject, name="journal-subject"),
     path("journal/bulk/preview", views.bulk_preview, name="bulk-preview"),
     path("journal/bulk/apply", views.bulk_apply, name="bulk-apply"),
+    path("journal/bulk/exact-copies", views.bulk_exact, name="bulk-exact"),
     path("ask", views.ask, name="ask"),
     path("memories", memory_views.browse, name="memories"),
     path("memories/<uuid:memory_id>", memory_views.original_page, name="original"),

@@ -25,7 +25,7 @@ from memory.services.receipts import request_sha256
 from reconsolidation.services.derived import derived_delete, derived_review
 from reconsolidation.services.operations import operation_act
 from memory import vocabulary
-from review_ui import ask as asking, bounds, bulk, chart, selectors
+from review_ui import ask as asking, bounds, bulk, chart, memory_views, selectors
 from review_ui import triage
 from review_ui.forms import ActionForm, SignInForm, new_key
 from review_ui.security import clear_review_cookie, public_page, review_page, set_review_cookie
@@ -97,7 +97,7 @@ def journal(request: HttpRequest) -> HttpResponse:
     except Invalid:
         return _journal(request, None, triage.Filters(), status=400,
                         feedback="That filter is not known or no longer available.", tone="failure")
-    return _journal(request, page, found)
+    return _journal(request, page, found, feedback=memory_views.FEEDBACK.get(request.GET.get("feedback", ""), ""))
 
 
 def _journal(request: HttpRequest, page, found, *, status: int = 200, **extra) -> HttpResponse:
@@ -107,7 +107,7 @@ def _journal(request: HttpRequest, page, found, *, status: int = 200, **extra) -
         "states": [(code, selectors.STATE_LABELS.get(code, code)) for code in triage.STATES], "status": panel,
         "chart": chart.render(panel.days, panel.daily_ceiling_usd, paid=panel.paid),
         "legend": chart.legend(panel.daily_ceiling_usd, paid=panel.paid), "can_write": request.review.can_write,
-        "section": "journal", **extra,
+        "section": "journal", "exact_key": new_key(), "side_actions": triage.SIDE_ACTIONS, **extra,
     }, status=status)
 
 
@@ -174,6 +174,27 @@ def bulk_apply(request: HttpRequest) -> HttpResponse:
         "action": action, "results": results, "failed": [r for r in results if r.failed], "section": "journal",
         "feedback": f"{verb} {done} of {len(results)}.", "tone": "success" if done == len(results) else "conflict",
     })
+
+
+@require_POST
+@review_page
+def bulk_exact(request: HttpRequest) -> HttpResponse:
+    """Approve the exact copies the journal showed, in one step; the journal is rendered
+    again (not redirected) with how many were approved, so a reload replays the same key."""
+    try:
+        expected = bulk.exact_request(request.POST.getlist("operation"), request.POST.get("idempotency_key", ""))
+    except bulk.Refused:
+        return _journal_refusal(request, 400, MALFORMED)
+    if not request.review.can_write:
+        return _journal_refusal(request, 403, READ_ONLY)
+    answers = bulk.approve_exact(request.review.principal, expected, request.POST["idempotency_key"])
+    done = sum(1 for a in answers if a.approved)
+    unfiltered = triage.Filters()
+    feedback = f"Approved {done} of {len(answers)} exact cop{'y' if len(answers) == 1 else 'ies'}."
+    if done < len(answers):
+        feedback += " The rest changed since the journal was shown, so they were left for you to open."
+    return _journal(request, triage.journal_page(request.review.principal, unfiltered), unfiltered,
+                    feedback=feedback, tone="success" if done == len(answers) else "conflict")
 
 
 def _detail(request: HttpRequest, operation_id: UUID, *, template: str = "review/detail.html", status: int = 200,

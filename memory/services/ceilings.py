@@ -13,10 +13,11 @@ from typing import Optional
 from uuid import UUID
 
 from memory import selectors
-from memory.domain import MemoryView
+from memory.domain import MemoryChanges, MemoryView
 from memory.services.erasure import memory_erase
-from memory.services.originals import memory_review
+from memory.services.originals import memory_review, memory_revise
 from memory.services.owner_state import lock_owner
+from veetbot.clock import require_aware, utcnow
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -37,3 +38,17 @@ def memory_erase_within_ceiling(
         lock_owner(principal)
         selectors.memory_get(memory_id=memory_id, ceiling=ceiling)
         memory_erase(principal=principal, memory_id=memory_id, now=now)
+
+
+def memory_end_within_ceiling(
+    *, principal: Principal, memory_id: UUID, ceiling: str, expected_revision: int, now: Optional[datetime] = None,
+) -> MemoryView:
+    """"No longer true": the belief was true and stops being true now. Unlike "not true" it
+    blocks nothing and keeps its history: one new revision that ends its validity (its
+    expiry), checked against the revision the owner saw, under the owner lock."""
+    now = require_aware(now) if now is not None else utcnow()
+    with owner_context(principal):
+        lock_owner(principal)
+        selectors.memory_get(memory_id=memory_id, ceiling=ceiling)
+        return memory_revise(principal=principal, memory_id=memory_id, changes=MemoryChanges(expires_at=now),
+                             expected_revision=expected_revision, now=now)

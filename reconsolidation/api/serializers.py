@@ -11,6 +11,7 @@ from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 
 from reconsolidation.domain import OPERATION_KINDS, OPERATION_STATES
+from reconsolidation.services.exact_copies import OUTCOMES as EXACT_OUTCOMES
 
 
 def inline_enum(values, *, nullable: bool = False, help_text: str = ""):
@@ -70,6 +71,26 @@ class OperationSerializer(serializers.Serializer):
 class OperationPageSerializer(serializers.Serializer):
     items = OperationSerializer(many=True)
     next_cursor = serializers.CharField(allow_null=True)
+
+
+class ExactApprovalSerializer(serializers.Serializer):
+    id = serializers.UUIDField(source="operation_id")
+    outcome = inline_enum(EXACT_OUTCOMES, help_text=(
+        "approved; replayed (approved earlier under this Idempotency-Key); stale_revision (another revision "
+        "than the one sent); not_pending (no longer a proposal); sources_changed (a member changed since); "
+        "conflict (another reason it cannot be approved now); not_exact_copy (not a pending exact-copy "
+        "merge: left alone); not_found (unknown, foreign or above the ceiling)."))
+    revision = serializers.IntegerField(min_value=1, allow_null=True, help_text=(
+        "The operation's revision now; null when not_found."))
+
+
+class ExactApprovalsSerializer(serializers.Serializer):
+    approved = serializers.IntegerField(min_value=0, help_text="How many items are approved (or replayed).")
+    items = ExactApprovalSerializer(many=True, help_text="One answer per operation sent, in the order sent.")
+
+
+def render_exact_approvals(answers) -> dict:
+    return ExactApprovalsSerializer({"approved": sum(1 for a in answers if a.approved), "items": answers}).data
 
 
 def render_operation(value) -> dict:

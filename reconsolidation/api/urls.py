@@ -7,6 +7,9 @@ from reconsolidation.api import views
 
 urlpatterns = [
     path("memory-reconsolidations", views.OperationCollectionView.as_view(), name="memory-reconsolidations"),
+    # Before the detail route, which would otherwise take the name as an ID.
+    path("memory-reconsolidations/approve-exact-copies", views.ExactCopiesApproveView.as_view(),
+         name="memory-reconsolidations-approve-exact-copies"),
     path("memory-reconsolidations/<str:operation_id>", views.OperationDetailView.as_view(),
          name="memory-reconsolidation-detail"),
     path("memory-reconsolidations/<str:operation_id>/undo", views.OperationUndoView.as_view(),

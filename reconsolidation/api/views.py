@@ -11,6 +11,10 @@ Malformed filters, bodies, cursors and keys are ``validation_error`` with *empty
 details (spec: the operation routes never describe what was wrong with a request), so
 every parse failure is re-raised without its details here.
 
+``approve-exact-copies`` approves several exact-copy merges in one request
+(``services.exact_copies``), answering each item; an unknown or foreign ID is an item's
+not_found, not an error.
+
 An action replayed with the same Idempotency-Key answers ``Idempotency-Replayed: true``,
 like every other write (the service says whether it replayed).
 """
@@ -24,10 +28,14 @@ from memory.api import parsing, schema
 from memory.api.views import OwnerApiView
 from reconsolidation import bounds
 from reconsolidation.api import inputs
-from reconsolidation.api.serializers import OperationPageSerializer, OperationSerializer, render_operation, render_page
+from reconsolidation.api.serializers import (
+    ExactApprovalsSerializer, OperationPageSerializer, OperationSerializer, render_exact_approvals, render_operation,
+    render_page,
+)
 from reconsolidation.domain import OPERATION_KINDS, OPERATION_STATES
 from reconsolidation.selectors import operation_views
 from reconsolidation.selectors.operations import MAX_CURSOR_CHARS
+from reconsolidation.services.exact_copies import operations_approve_exact
 from reconsolidation.services.operations import operation_act
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -155,3 +163,31 @@ class OperationRejectView(OperationActionView):
     @_action_schema("reject", "Reject a proposed operation and block it recurring (reviewed mode).")
     def post(self, request, operation_id: str):
         return super().post(request, operation_id)
+
+
+class ExactCopiesApproveView(OperationApiView):
+    """POST {"operations": [{id, revision}, ...]} with an Idempotency-Key: approve the pending
+    exact-copy merges among them (``services.exact_copies``); one answer per item."""
+
+    required_scopes = {"POST": SCOPE_WRITE}
+
+    @extend_schema(
+        operation_id="memory_reconsolidations_approve_exact_copies", tags=[TAG],
+        summary="Approve several exact-copy merges at once, each at the revision the owner saw.",
+        description=(
+            "Only pending merges recorded for the local equivalence key whose members still match word for "
+            "word are approved, each by the ordinary revision-checked approval; anything else is answered in "
+            "its item and left alone. Unknown, foreign and above-ceiling IDs are not_found items, not errors. "
+            "The same key with the same body replays (approved items answer replayed); with another body it "
+            "is a conflict."),
+        parameters=[*schema.query_parameters(parsing.CEILING_ONLY), schema.IDEMPOTENCY_KEY],
+        request=inputs.ApproveExactCopies,
+        responses={200: ExactApprovalsSerializer, **schema.WRITE_ERRORS},
+    )
+    def post(self, request):
+        q = parsing.query(request, parsing.CEILING_ONLY)
+        key = parsing.idempotency_key(request)
+        body, _ = parsing.body(request, inputs.ApproveExactCopies)
+        answers = operations_approve_exact(principal=self.principal, ceiling=q["ceiling"], idempotency_key=key,
+                                           expected={item.id: item.revision for item in body.operations})
+        return Response(render_exact_approvals(answers))

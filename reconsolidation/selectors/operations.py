@@ -94,6 +94,11 @@ def _visible(queryset, allowed: Optional[list[str]]):
     return queryset.extra(where=[_SUPPORT_VISIBLE], params=[allowed])
 
 
+def visible_under(queryset, ceiling: str):
+    """``queryset`` narrowed to the operations whose complete support is visible under ``ceiling``."""
+    return _visible(queryset, _allowed(ceiling))
+
+
 def operation_get(*, principal: Principal, operation_id: UUID, ceiling: str) -> OperationView:
     allowed = _allowed(ceiling)
     with owner_context(principal):

@@ -271,7 +271,8 @@ def test_missing_scope_is_an_authorization_error(api, owner, recon):
 
 
 ROUTES = [("GET", BASE), ("GET", f"{BASE}/{uuid4()}")] + [
-    ("POST", f"{BASE}/{uuid4()}/{action}") for action in ("undo", "approve", "reject")]
+    ("POST", f"{BASE}/{uuid4()}/{action}") for action in ("undo", "approve", "reject")] + [
+    ("POST", f"{BASE}/approve-exact-copies")]
 
 
 @pytest.mark.parametrize("method,path", ROUTES)

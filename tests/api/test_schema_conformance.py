@@ -131,6 +131,7 @@ def test_the_document_names_every_owner_route(api_schema):
         "/v1/account/erase", "/v1/memory-reconsolidations",
         "/v1/memory-reconsolidations/{operation_id}", "/v1/memory-reconsolidations/{operation_id}/undo",
         "/v1/memory-reconsolidations/{operation_id}/approve", "/v1/memory-reconsolidations/{operation_id}/reject",
+        "/v1/memory-reconsolidations/approve-exact-copies",
     }
 
 
