@@ -11,7 +11,9 @@ exposure are bounded per slice. Every call goes through ``ReconsolidationRequest
 and ``ReconsolidationBatchExecutor``.
 
 Group outcomes are content-free codes (``process_batch`` maps each case); a reason the
-content itself decides ends ``no_change``, so the same content is not retried forever.
+content itself decides ends ``no_change``, so the same content is not retried forever. A
+member whose own evidence may not be sent is left out of its group's request
+(``providers.request``), audited per group and reason, and the rest still reaches the model.
 Settlement, the call audit and the stage decision (``spend.stage_decision``) are per batch
 request.
 """
