@@ -164,5 +164,11 @@ def errors(*statuses: int) -> dict:
     return {code: OpenApiResponse(ErrorEnvelopeSerializer, description=_ERRORS[code]) for code in statuses}
 
 
-READ_ERRORS = errors(400, 401, 403, 404, 406)
-WRITE_ERRORS = errors(400, 401, 403, 404, 406, 409)
+# The web server refuses a request line longer than its limit (gunicorn: 4,094 bytes) before
+# the application sees it: a plain 414 without the JSON envelope. Documented on every route so
+# a client generated from this document knows the answer exists.
+URI_TOO_LONG = {414: OpenApiResponse(description=(
+    "The request line (method, path and query) is longer than the web server accepts; answered by the "
+    "server before the application, without the JSON error envelope."))}
+READ_ERRORS = {**errors(400, 401, 403, 404, 406), **URI_TOO_LONG}
+WRITE_ERRORS = {**errors(400, 401, 403, 404, 406, 409), **URI_TOO_LONG}

@@ -25,7 +25,8 @@ PRIORITY = Case(
     When(kind="flag_conflict", then=Value(0)),
     When(kind="merge_equivalent", reason="equivalence_key", then=Value(1)),
     When(kind="merge_equivalent", then=Value(2)),
-    When(reason__in=("summary_update", "belief_ended"), then=Value(3)),
+    When(kind="end_superseded", then=Value(3)),
+    When(reason="summary_update", then=Value(3)),
     default=Value(4), output_field=IntegerField(),
 )
 

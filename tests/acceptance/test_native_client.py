@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,7 @@ from tests.api.schemathesis_semantics import NOT_FUZZED
 pytestmark = pytest.mark.acceptance
 
 SCHEMATHESIS_SECONDS = 600
+CONFIG = Path(__file__).with_name("schemathesis.toml")
 SEEDS = [int(seed) for seed in os.environ.get("VEETBOT_SCHEMATHESIS_SEEDS", "20261201").split(",") if seed.strip()]
 
 
@@ -62,7 +64,7 @@ def test_every_route_conforms_to_the_served_schema_under_generated_requests(prod
     hooks = {"SCHEMATHESIS_HOOKS": "tests.api.schemathesis_cli_hooks", "VEETBOT_API_URL": product.base_url,
              "VEETBOT_API_TOKEN": owner["token"], "PYTHONPATH": str(stack.ROOT)}
     run = subprocess.run(
-        [sys.executable, "-m", "schemathesis.cli", "run", f"{product.base_url}/v1/schema",
+        [sys.executable, "-m", "schemathesis.cli", "--config-file", str(CONFIG), "run", f"{product.base_url}/v1/schema",
          "--url", product.base_url, "-H", f"Authorization: Bearer {owner['token']}",
          # Whole-account erasure would revoke the token every later case uses:
          # tests/api/schemathesis_semantics.NOT_FUZZED.

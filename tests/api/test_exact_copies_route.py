@@ -98,7 +98,7 @@ def test_the_key_ceiling_and_write_scope_are_required(api, owner, recon):
 def test_the_route_is_documented_with_its_body_answers_and_errors():
     document = SchemaGenerator().get_schema(request=None, public=True)
     operation = document["paths"]["/v1/memory-reconsolidations/approve-exact-copies"]["post"]
-    assert set(operation["responses"]) == {"200", "400", "401", "403", "404", "406", "409"}
+    assert set(operation["responses"]) == {"200", "400", "401", "403", "404", "406", "409", "414"}
     params = {(p["in"], p["name"]): p for p in operation["parameters"]}
     assert params[("query", "ceiling")]["required"] and params[("header", "Idempotency-Key")]["required"]
     body = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]

@@ -31,7 +31,7 @@ def test_every_operation_route_documents_its_response_errors_and_ceiling(documen
     operation = document["paths"][path][method]
     ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     assert ref.endswith("/" + ROUTES[route])
-    expected = {"200", "400", "401", "403", "404", "406"} | ({"409"} if method == "post" else set())
+    expected = {"200", "400", "401", "403", "404", "406", "414"} | ({"409"} if method == "post" else set())
     assert set(operation["responses"]) == expected
     params = {(p["in"], p["name"]): p for p in operation["parameters"]}
     assert params[("query", "ceiling")]["required"] is True
