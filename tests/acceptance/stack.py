@@ -33,7 +33,9 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "acceptance"
-REDIS_URL = "redis://127.0.0.1:6379/11"  # a database of its own; flushed before and after a run
+# A database of its own, flushed before and after a run; VEETBOT_ACCEPTANCE_REDIS_DB gives a
+# second run on the same machine another one, so the two never flush each other's queues.
+REDIS_URL = f"redis://127.0.0.1:6379/{int(os.environ.get('VEETBOT_ACCEPTANCE_REDIS_DB', '11'))}"
 CHROMIUM = Path("/usr/bin/chromium")
 OWNER_ROLE = "veetbot_owner"
 RUNTIME_ROLE = "veetbot_app"
