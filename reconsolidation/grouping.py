@@ -25,6 +25,7 @@ from uuid import UUID
 from django.db import connection
 
 from recall import encoders
+from recall.arms.semantic import use_exact_search
 from reconsolidation import bounds
 from reconsolidation.inventory import sql
 from reconsolidation.inventory.lanes import changed_lane_slots
@@ -71,7 +72,8 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
     """anchor -> [(memory_id, 0, 0, creation_sequence, content_revision)], nearest first, from
     the configured encoder's space; {} when semantic recall is off (or for an anchor with no
     current vector). Same hard predicates as the lexical probe, equal scope, within
-    ``RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE`` (``inventory.sql.SEMANTIC_NEIGHBOURS``). Caller
+    ``RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE`` (``inventory.sql.semantic_neighbours_sql``): an
+    exact scan while the owner has few vectors, the HNSW index above that, as recall does. Caller
     holds the owner context. Reads stored vectors only: nothing is encoded here.
     """
     from django.conf import settings
@@ -84,11 +86,13 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
         return {}
     if encoder is None:
         return {}
+    space = encoder.tuple.space
+    exact = use_exact_search(space, (principal.tenant_id, principal.principal_id))  # else HNSW, tuned
     found: dict[UUID, list[tuple]] = {}
     with connection.cursor() as cursor:
-        cursor.execute(sql.SEMANTIC_NEIGHBOURS, {
+        cursor.execute(sql.semantic_neighbours_sql(exact=exact), {
             "tenant_id": principal.tenant_id, "principal_id": principal.principal_id, "anchors": list(anchor_ids),
-            "space": encoder.tuple.space, "now": now, "sensitivities": allowed_sensitivities(),
+            "space": space, "now": now, "sensitivities": allowed_sensitivities(),
             "neighbours": bounds.RECON_GROUP_MAX_MEMBERS - 1,
             "max_distance": bounds.RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE,
         })

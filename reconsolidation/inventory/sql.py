@@ -266,13 +266,22 @@ RECEIPTS_UPSERT = """
 # owner's vectors (forced RLS applies: the runtime role sees only this owner's rows); the
 # probe by ID keeps the LIMIT counting eligible originals only. With no vector for an
 # anchor (semantic off, not yet backfilled) the arm returns nothing for it.
-SEMANTIC_NEIGHBOURS = f"""
-    SELECT a.id, n.id, n.creation_sequence, n.content_revision, n.distance
-    FROM memory_memory a
-    JOIN recall_memoryvector av
-      ON av.memory_id = a.id AND av.space = %(space)s AND av.content_revision = a.content_revision
-     AND av.tenant_id = %(tenant_id)s AND av.principal_id = %(principal_id)s
-    CROSS JOIN LATERAL (
+def semantic_neighbours_sql(*, exact: bool) -> str:
+    """Each anchor's nearest eligible originals of equal scope by stored vector, at most
+    ``neighbours``, within ``max_distance``.
+
+    Exact (an owner with few vectors): every owner vector's distance to the anchor, computed
+    in a subquery the planner may not flatten — a full scan per anchor, cheaper than the
+    index while the bank is small. Indexed (above ``RECALL_EXACT_SEARCH_MAX_VECTORS``): the
+    owner's vectors ordered by the bare distance, so the HNSW index serves it with iterative
+    scans (``recall.vectors.hnsw_session_settings``), the eligibility probe applied during the
+    scan and the LIMIT ending it once ``neighbours`` eligible rows are found (or the scan's
+    tuple bound is reached): no statement grows with the bank beyond the index probe. Taking
+    the nearest ``neighbours`` first and then the distance bound is the same set as the
+    exact order, since both order by distance."""
+    eligible = f"""m.scope = a.scope AND {EXCLUSION_REASON} = ''"""
+    if exact:
+        nearest = f"""
         SELECT m.id, m.creation_sequence, m.content_revision, d.distance
         FROM (
             SELECT v.memory_id, v.content_revision, (v.embedding <=> av.embedding) AS distance
@@ -285,9 +294,35 @@ SEMANTIC_NEIGHBOURS = f"""
             SELECT * FROM memory_memory
             WHERE id = d.memory_id AND {OWNER} AND content_revision = d.content_revision LIMIT 1
         ) m
-        WHERE d.distance <= %(max_distance)s AND m.scope = a.scope AND {EXCLUSION_REASON} = ''
+        WHERE d.distance <= %(max_distance)s AND {eligible}
         ORDER BY d.distance, m.creation_sequence, m.id
-        LIMIT %(neighbours)s
+        LIMIT %(neighbours)s"""
+    else:
+        nearest = f"""
+        SELECT m.id, m.creation_sequence, m.content_revision, d.distance
+        FROM (
+            SELECT v.memory_id, v.content_revision, (v.embedding <=> av.embedding) AS distance
+            FROM recall_memoryvector v
+            WHERE v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s AND v.space = %(space)s
+              AND v.memory_id <> a.id
+              AND EXISTS (SELECT 1 FROM memory_memory m
+                          WHERE m.id = v.memory_id AND m.{OWNER.replace(" AND ", " AND m.")}
+                            AND m.content_revision = v.content_revision AND {eligible})
+            ORDER BY v.embedding <=> av.embedding
+            LIMIT %(neighbours)s
+        ) d
+        CROSS JOIN LATERAL (
+            SELECT * FROM memory_memory
+            WHERE id = d.memory_id AND {OWNER} AND content_revision = d.content_revision LIMIT 1
+        ) m
+        WHERE d.distance <= %(max_distance)s"""
+    return f"""
+    SELECT a.id, n.id, n.creation_sequence, n.content_revision, n.distance
+    FROM memory_memory a
+    JOIN recall_memoryvector av
+      ON av.memory_id = a.id AND av.space = %(space)s AND av.content_revision = a.content_revision
+     AND av.tenant_id = %(tenant_id)s AND av.principal_id = %(principal_id)s
+    CROSS JOIN LATERAL ({nearest}
     ) n
     WHERE a.tenant_id = %(tenant_id)s AND a.principal_id = %(principal_id)s AND a.id = ANY(%(anchors)s::uuid[])
     ORDER BY a.id, n.distance, n.creation_sequence, n.id

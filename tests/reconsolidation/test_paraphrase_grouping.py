@@ -1,14 +1,27 @@
 """The semantic neighbour arm of grouping: an anchor's nearest eligible originals by their
 own stored vectors join its group under the same hard predicates, scope rule and bound as
-the lexical arm; with semantic recall off or no vectors it contributes nothing."""
+the lexical arm; with semantic recall off or no vectors it contributes nothing. Every case
+runs both ways the arm searches: exact (few vectors) and through the HNSW index."""
 from __future__ import annotations
 
 import pytest
 
+from django.db import connection
+
 from reconsolidation import bounds
 from reconsolidation import grouping
+from reconsolidation.inventory import sql
+from reconsolidation.sources import allowed_sensitivities
 from tests.recall.helpers import NOW, Bank, MappedEncoder, basis, blend, semantic_on  # noqa: F401 (fixture)
 from veetbot.rls import owner_context
+
+
+@pytest.fixture(autouse=True, params=["exact", "indexed"])
+def search(request, settings):
+    """Exact below RECALL_EXACT_SEARCH_MAX_VECTORS vectors, the HNSW index above it."""
+    if request.param == "indexed":
+        settings.RECALL_EXACT_SEARCH_MAX_VECTORS = 0
+    return request.param
 
 
 @pytest.fixture
@@ -67,3 +80,22 @@ def test_the_semantic_arm_keeps_the_31_neighbour_bound_and_the_hard_predicates(d
     found = neighbour_ids(bank, anchor)
     assert len(found) == bounds.RECON_GROUP_MAX_MEMBERS - 1
     assert retracted not in found and anchor not in found
+
+
+def test_above_the_exact_bound_the_statement_reads_the_hnsw_index(db, semantic_on, encoder, search):
+    """The indexed statement is served by the HNSW index, one probe per anchor (the planner
+    is told not to prefer a scan and a sort, as it would at this small size)."""
+    bank = Bank.new()
+    anchor, near = bank.add_many([dict(statement="The owner cycles to work.", subject="commute"),
+                                  dict(statement="Daily rides by bicycle get them to the office.", subject="transport")])
+    bank.vector(anchor, basis(0), encoder)
+    bank.vector(near, blend(0, 1, 0.9), encoder)
+    with owner_context(bank.principal), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off")
+        cursor.execute("EXPLAIN " + sql.semantic_neighbours_sql(exact=search == "exact"), {
+            "tenant_id": bank.principal.tenant_id, "principal_id": bank.principal.principal_id,
+            "anchors": [anchor], "space": encoder.tuple.space, "now": NOW, "sensitivities": allowed_sensitivities(),
+            "neighbours": bounds.RECON_GROUP_MAX_MEMBERS - 1, "max_distance": bounds.RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE,
+        })
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert ("memoryvector_embedding_hnsw" in plan) == (search == "indexed"), plan
