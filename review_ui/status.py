@@ -1,7 +1,7 @@
-"""The status panel: processing mode and kill switch, the last slices, scan coverage
+"""The status panel: processing mode and kill switch, the last passes (their slices added up per day), scan coverage
 beside model-processed groups, spend today against the daily ceiling, and fourteen days
 of spend and operations for the chart — each said in plain words (``Status.sentences``,
-``SliceLine.sentence``), never as counter names.
+``PassLine.sentence``), never as counter names.
 
 Everything here is content free by construction: it words what
 ``reconsolidation.selectors.status`` reads (audit counts, coverage, spend and operation
@@ -45,21 +45,31 @@ class SliceLine:
     event: str
     counts: tuple[tuple[str, int], ...]
 
+
+@dataclass(frozen=True)
+class PassLine:
+    """One day's pass: its slices added up, so the panel gives one account per pass instead
+    of a list of slices of which most read nothing (model work and waiting)."""
+
+    day: date
+    slices: tuple[SliceLine, ...]
+    operations: int
+
     @property
     def sentence(self) -> str:
-        if self.event == "slice_paused":
-            return "Paused: too many groups are already waiting for the model, so no new memories were read."
-        n = dict(self.counts)
-        read = n.get("full_anchors", 0) + n.get("changed_entries", 0)
-        parts = [f"read {plural(read, 'memory', 'memories')}"]
-        if n.get("changed_entries"):
-            parts[0] += f" ({n['changed_entries']} recently changed)"
-        parts.append(f"formed {plural(n.get('groups_queued', 0), 'group')}")
-        if n.get("not_selected"):
-            parts.append(f"left {n['not_selected']} for a later pass")
-        if n.get("excluded"):
-            parts.append(f"skipped {n['excluded']} not eligible")
-        return "Dreaming " + ", ".join(parts) + "."
+        read = groups = waited = 0
+        for line in self.slices:
+            n = dict(line.counts)
+            read += n.get("full_anchors", 0) + n.get("changed_entries", 0)
+            groups += n.get("groups_queued", 0)
+            waited += line.event == "slice_paused"
+        parts = [f"read {plural(read, 'memory', 'memories')}", f"formed {plural(groups, 'group')}",
+                 f"recorded {plural(self.operations, 'proposal')}"]
+        sentence = f"{self.day.strftime('%b')} {self.day.day}: dreaming " + ", ".join(parts)
+        sentence += f" in {plural(len(self.slices), 'slice')}"
+        if waited:
+            sentence += f" ({waited} waited for the model)"
+        return sentence + "."
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,7 @@ class Status:
     today: Optional[date] = None
     paused: bool = False
     paused_since: Optional[datetime] = None
+    operations_by_day: tuple[tuple[date, int], ...] = ()
     waiting: int = 0
     queue_bound: int = recon_bounds.RECON_REVIEW_QUEUE_MAX
 
@@ -102,6 +113,16 @@ class Status:
         if self.processing_enabled:
             return "Dreaming is on."
         return "Dreaming is switched off. History, review, undo and erasure still work."
+
+    @property
+    def passes(self) -> tuple[PassLine, ...]:
+        """The recent slices as one line per UTC day, newest first."""
+        by_day: dict[date, list[SliceLine]] = {}
+        for line in self.slices:
+            by_day.setdefault(line.recorded_at.astimezone(timezone.utc).date(), []).append(line)
+        operations = dict(self.operations_by_day)
+        return tuple(PassLine(day=day, slices=tuple(lines), operations=operations.get(day, 0))
+                     for day, lines in sorted(by_day.items(), reverse=True))
 
     @property
     def queue_sentence(self) -> str:
@@ -181,6 +202,7 @@ def status(principal: Principal, *, now: Optional[datetime] = None) -> Status:
     paused = dreaming_pause_get(principal=principal)
     queue = review_queue(principal=principal)
     return Status(mode=_mode(), processing_enabled=processing_enabled(), slices=slices, coverage=cover,
+                  operations_by_day=tuple(sorted(ops.items())),
                   waiting=queue.waiting, queue_bound=queue.bound,
                   paused=paused.paused, paused_since=paused.changed_at if paused.paused else None,
                   spend_today_usd=spend.get(today, Decimal("0")),

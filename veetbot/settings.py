@@ -229,8 +229,8 @@ RECON_SUMMARY_MAX_CLAUSES = 4
 # and its one expansion sibling: so at least three clauses) gathered from more than one
 # conversation; chosen on the demo bank and the corpus's development split
 # (evals/reconsolidation/proposal_load.py).
-RECON_SUMMARY_MIN_CLAUSES = 3
-RECON_SUMMARY_MIN_SESSIONS = 2
+RECON_SUMMARY_MIN_CLAUSES = int(os.environ.get("RECON_SUMMARY_MIN_CLAUSES", "3"))
+RECON_SUMMARY_MIN_SESSIONS = int(os.environ.get("RECON_SUMMARY_MIN_SESSIONS", "2"))
 # One live summary per holder: two pending or active summaries whose support overlaps by more
 # than this Jaccard index say the same thing; the newer revises or updates the older.
 RECON_SUMMARY_MAX_SHARED_SUPPORT = 0.5

@@ -41,7 +41,7 @@ class DreamingHistory:
     coverage: Optional[Coverage]  # the latest job's, None before the first
     scan_day: Optional[date]
     spend_by_day: dict[date, Decimal]
-    operations_by_day: dict[date, int]
+    operations_by_day: dict[date, int]  # the chart's days, and every listed slice's day
 
 
 def dreaming_history(*, principal: Principal, first_day: date, last_day: date, last_slices: int) -> DreamingHistory:
@@ -54,7 +54,10 @@ def dreaming_history(*, principal: Principal, first_day: date, last_day: date, l
                        for a in audits[:last_slices])
         job = ReconsolidationJob.objects.filter(policy=bounds.POLICY).order_by("-due_day", "-created_at").first()
         spend = spend_by_day(purpose=SPEND_PURPOSE, first_day=first_day, last_day=last_day)
-        operations = dict(ReconsolidationOperation.objects.filter(created_at__date__gte=first_day)
+        # From the chart's first day, or the oldest listed slice's if earlier: each listed
+        # pass can say what it recorded.
+        since = min([first_day, *(s.recorded_at.astimezone(timezone.utc).date() for s in slices)])
+        operations = dict(ReconsolidationOperation.objects.filter(created_at__date__gte=since)
                           .annotate(day=TruncDate("created_at", tzinfo=timezone.utc)).values("day")
                           .annotate(n=Count("id")).values_list("day", "n"))
         return DreamingHistory(slices=slices, coverage=coverage(principal, job) if job is not None else None,

@@ -118,3 +118,24 @@ def test_review_actions_replay_idempotently(product, client_owner, action):
                             params={"ceiling": "restricted"})
         assert undone.status_code == 200 and replayed.json() == undone.json(), undone.text
         assert replayed.headers.get("Idempotency-Replayed") == "true"
+
+
+def test_exact_copies_are_approved_in_one_request_and_nothing_else_is(product, tmp_path):
+    """The journal's exact copies approved in one call, with the revisions the client saw:
+    the merge is approved, the summary and the conflict still wait, and a replay answers the
+    same."""
+    owner, _ = owner_with_proposals(product, tmp_path, "exact-copies")
+    api = product.api()
+    waiting = api.journal(owner["token"], state="proposed")
+    body = {"operations": [{"id": op["id"], "revision": op["revision"]} for op in waiting]}
+    path = "/v1/memory-reconsolidations/approve-exact-copies"
+    first = api.post(path, owner["token"], body, key="exact-copies", params={"ceiling": "restricted"})
+    assert first.status_code == 200, first.text
+    outcomes = {item["id"]: item["outcome"] for item in first.json()["items"]}
+    merges = {op["id"] for op in waiting if op["kind"] == "merge_equivalent" and op["reason"] == "equivalence_key"}
+    assert merges and {i for i, outcome in outcomes.items() if outcome == "approved"} == merges
+    assert first.json()["approved"] == len(merges)
+    still = {op["id"] for op in api.journal(owner["token"], state="proposed")}
+    assert still == {op["id"] for op in waiting} - merges
+    again = api.post(path, owner["token"], body, key="exact-copies", params={"ceiling": "restricted"})
+    assert again.status_code == 200 and {i["id"]: i["outcome"] for i in again.json()["items"]}.keys() == outcomes.keys()

@@ -60,7 +60,7 @@ def test_the_panel_says_in_words_what_dreaming_read_and_reviewed(sliced):
     panel_html = _panel_html(token)  # the wall clock: the scan was on DAY_ONE, not today
     assert f"Dreaming read 3 of 3 memories on {DAY_ONE.date().isoformat()}; 1 group reviewed" in panel_html
     assert "Reviewed: dreaming proposes, and nothing is used until you approve it." in panel_html
-    assert "Dreaming read 3 memories, formed" in panel_html  # the last pass, in words
+    assert "dreaming read 3 memories, formed" in panel_html  # the last pass, in words
     cover = panel.coverage
     assert cover.groupable_anchors == cover.groupable_processed == 1
     assert "Of the 1 memory with related ones, the model has looked at 1 (100%)." in panel.coverage_sentences
@@ -123,3 +123,14 @@ def test_without_spend_the_chart_draws_operations_on_their_own_axis(db):
     assert svg.count('class="ops"') == 14
     assert [words for _swatch, words in chart.legend(panel.daily_ceiling_usd, paid=False)] == [
         "operations recorded that day (right axis)"]
+
+
+def test_recent_passes_are_one_account_per_day_that_agrees_with_the_slices(sliced):
+    owner, token, run = sliced
+    panel = status(owner, now=DAY_ONE)
+    (day,) = panel.passes
+    groups, proposals = len(run.report.groups_queued), len(run.operations)
+    assert day.sentence == (f"{DAY_ONE.strftime('%b')} {DAY_ONE.day}: dreaming read 3 memories, "
+                            f"formed {groups} group{'' if groups == 1 else 's'}, "
+                            f"recorded {proposals} proposal{'' if proposals == 1 else 's'} in 1 slice.")
+    assert day.sentence in _panel_html(token).replace("&#x27;", "'")
