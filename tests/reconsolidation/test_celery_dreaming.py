@@ -53,7 +53,8 @@ def test_one_owner_task_stops_at_its_slice_limit_and_the_next_run_continues(db, 
     assert set(result) == {"enabled", "slices", "stopped", "anchors_scanned", "groups_processed", "operations",
                            "spend_usd", "calls", "input_tokens", "output_tokens", "seconds", "generation_complete",
                            "coverage"}
-    assert set(result["coverage"]) == {"scan", "model"}
+    assert set(result["coverage"]) == {"scan", "model", "reach"}
+    assert result["coverage"]["reach"] == {"groups_formed": 0, "groups_sent": 0, "reach": None}  # no neighbours
     rest = tasks.dream_owner.delay(*owner).get()
     assert rest["stopped"] == "idle" and rest["generation_complete"] and rest["anchors_scanned"] == 300 - 128
 
@@ -81,6 +82,9 @@ def test_beat_runs_dreaming_slices_on_a_real_worker_through_redis(live_db, tmp_p
         "VEETBOT_DB_NAME": settings.DATABASES["default"]["NAME"],
         "AGENT_MEMORY_RECONSOLIDATION_ENABLED": "true",
         "RECON_DREAM_INTERVAL_SECONDS": "1",
+        # The worker is another process: the suite's smallest-summary rule (tests/conftest.py)
+        # reaches it through the environment.
+        "RECON_SUMMARY_MIN_CLAUSES": "2", "RECON_SUMMARY_MIN_SESSIONS": "1",
     }
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "veetbot", "worker", "-B", "--pool=solo", "--loglevel=WARNING",
