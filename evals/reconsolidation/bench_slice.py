@@ -63,6 +63,7 @@ from memory.models import Memory
 from memory.services import owner_create
 from reconsolidation import bounds, driver, grouping
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationSpend
+from reconsolidation.selectors.review_queue import review_queue
 from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -236,7 +237,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         provider = HeuristicResponder()
     scan_slices, run, last = None, None, None
     phases: dict[str, list[float]] = {name: [] for name in TimedStore.PHASES}
-    complete, bound = False, math.ceil(len(ids) / 64)
+    complete, bound, stopped = False, math.ceil(len(ids) / 64), ""
     while not complete and (max_slices is None or len(durations) < max_slices):
         if busy and len(durations) % TOUCH_EVERY_SLICES == 0:
             bulk_touch(principal, ids[-TOUCH_NEWEST:], at=now)  # recent memories keep changing
@@ -249,6 +250,12 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
                 # were invalidated with it, and the new changes wait for the next day.
                 durations.pop(), statements.pop()
                 complete = True
+                break
+            if review_queue(principal=principal).full:
+                # As many proposals wait as the owner reviews at once and nobody approves
+                # here: dreaming keeps its place, which is where this measurement ends.
+                durations.pop(), statements.pop()
+                stopped = "review_queue_full"
                 break
             raise RuntimeError("nothing was due: the benchmark expects a fresh owner")
         last = run
@@ -273,6 +280,8 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
     return {
         "slices": len(durations), "generation_complete": complete, "slices_bound_ceil_n_over_64": bound,
         "scan_slices": scan_slices, "within_bound": scan_slices is not None and scan_slices <= bound,
+        "stopped": stopped or ("complete" if complete else "max_slices"),
+        "review_queue": {"waiting": review_queue(principal=principal).waiting, "bound": bounds.RECON_REVIEW_QUEUE_MAX},
         "model": {"processor": processor, "idle": processor != "none" and complete,
                   "groupable_anchors": coverage.groupable_anchors, "groupable_processed": coverage.groupable_processed,
                   "model_coverage": coverage.model_coverage, "groups_failed": coverage.groups_failed,
@@ -402,6 +411,10 @@ def summary(report: dict) -> str:
     ]
     model = result["model"]
     if model["processor"] != "none":
+        queue = result["review_queue"]
+        if result["stopped"] == "review_queue_full":
+            lines.append(f"  stopped after {result['slices']} slices: the review queue is full "
+                         f"({queue['waiting']} proposals wait, bound {queue['bound']}); dreaming keeps its place")
         lines.append(f"  {model['processor']}: {result['slices']} slices to idle ({'reached' if model['idle'] else 'NOT reached'}); "
                      f"model coverage {model['groupable_processed']}/{model['groupable_anchors']} groupable anchors; "
                      f"model reach {model['groups_sent']}/{model['groups_formed']} groups sent; "
