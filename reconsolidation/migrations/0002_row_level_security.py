@@ -7,7 +7,7 @@ the operation state guard and the neighbour lookup. Hand-written; additive.
 * A partial unique index keeps a member in at most one active equivalence set.
 * ``reconsolidation_operation_guard`` makes kind and input identities immutable and lets
   state move only proposed -> committed|rejected|stale and committed -> invalidated|undone.
-* ``reconsolidation_neighbours`` is the indexed neighbour lookup (see reconsolidation/pipeline/inventory_sql.py
+* ``reconsolidation_neighbours`` is the indexed neighbour lookup (see reconsolidation/inventory/sql.py
   for why it is SECURITY DEFINER). Its SQL is frozen here on purpose.
 * Three indexes on ``memory_memory`` serve that lookup: the normalised subject
   (``recall_subject_key``) in creation order, entity IDs (GIN) and the stored full-text

@@ -9,9 +9,9 @@ whose sources still carry the revisions it recorded has seen no such change, wha
 else the owner erased meanwhile.
 
 ``touched_since_read`` is that check, for every caller that is about to spend or write
-for a group: the rules path before it reserves spend (``group_work.process``), the commit
+for a group: the rules path before it reserves spend (``work.process``), the commit
 (``operations.commit``), and the model path's admission, which is to make the same call
-for each claimed group before it reserves (``group_work.admission``). Callers holding the owner lock get an exact answer (every
+for each claimed group before it reserves (``work.admission``). Callers holding the owner lock get an exact answer (every
 source write takes that lock first); without it the answer is a cheap early refusal that
 the commit repeats under the lock.
 
