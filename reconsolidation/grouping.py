@@ -73,8 +73,12 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
     the configured encoder's space; {} when semantic recall is off (or for an anchor with no
     current vector). Same hard predicates as the lexical probe, equal scope, within
     ``RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE`` (``inventory.sql.semantic_neighbours_sql``): an
-    exact scan while the owner has few vectors, the HNSW index above that, as recall does. Caller
-    holds the owner context. Reads stored vectors only: nothing is encoded here.
+    exact scan while the owner has few vectors, the HNSW index above that, as recall does. An
+    index probe that comes back with fewer than the bound's nearest rows (before the distance
+    bound) is never taken as final — the scan may have spent its tuple bound on other owners'
+    vectors, or the owner has fewer eligible originals of that scope — and that anchor is
+    searched exactly, as recall's semantic arm does. Caller holds the owner context. Reads
+    stored vectors only: nothing is encoded here.
     """
     from django.conf import settings
 
@@ -88,16 +92,27 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
         return {}
     space = encoder.tuple.space
     exact = use_exact_search(space, (principal.tenant_id, principal.principal_id))  # else HNSW, tuned
-    found: dict[UUID, list[tuple]] = {}
+    bound, max_distance = bounds.RECON_GROUP_MAX_MEMBERS - 1, bounds.RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE
+    params = {"tenant_id": principal.tenant_id, "principal_id": principal.principal_id, "space": space, "now": now,
+              "sensitivities": allowed_sensitivities(), "neighbours": bound, "max_distance": max_distance}
+    nearest: dict[UUID, list[tuple]] = {anchor: [] for anchor in anchor_ids}
     with connection.cursor() as cursor:
-        cursor.execute(sql.semantic_neighbours_sql(exact=exact), {
-            "tenant_id": principal.tenant_id, "principal_id": principal.principal_id, "anchors": list(anchor_ids),
-            "space": space, "now": now, "sensitivities": allowed_sensitivities(),
-            "neighbours": bounds.RECON_GROUP_MAX_MEMBERS - 1,
-            "max_distance": bounds.RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE,
-        })
-        for anchor_id, memory_id, creation_sequence, revision, _distance in cursor.fetchall():
-            found.setdefault(anchor_id, []).append((memory_id, 0, 0, creation_sequence, revision))
+        if not exact:
+            cursor.execute(sql.semantic_neighbours_sql(exact=False), {**params, "anchors": list(anchor_ids)})
+            for anchor_id, *row in cursor.fetchall():
+                nearest[anchor_id].append(tuple(row))
+        short = [anchor for anchor, rows in nearest.items() if exact or len(rows) < bound]
+        if short:
+            cursor.execute(sql.semantic_neighbours_sql(exact=True), {**params, "anchors": short})
+            for anchor in short:
+                nearest[anchor] = []
+            for anchor_id, *row in cursor.fetchall():
+                nearest[anchor_id].append(tuple(row))
+    found: dict[UUID, list[tuple]] = {}
+    for anchor_id, rows in nearest.items():
+        for memory_id, creation_sequence, revision, distance in rows:
+            if distance <= max_distance:
+                found.setdefault(anchor_id, []).append((memory_id, 0, 0, creation_sequence, revision))
     return found
 
 

@@ -276,9 +276,10 @@ def semantic_neighbours_sql(*, exact: bool) -> str:
     owner's vectors ordered by the bare distance, so the HNSW index serves it with iterative
     scans (``recall.vectors.hnsw_session_settings``), the eligibility probe applied during the
     scan and the LIMIT ending it once ``neighbours`` eligible rows are found (or the scan's
-    tuple bound is reached): no statement grows with the bank beyond the index probe. Taking
-    the nearest ``neighbours`` first and then the distance bound is the same set as the
-    exact order, since both order by distance."""
+    tuple bound is reached): no statement grows with the bank beyond the index probe. The
+    indexed form returns the nearest ``neighbours`` before the distance bound, so the caller
+    can tell a short probe (``grouping.semantic_neighbours`` then searches that anchor
+    exactly) and applies the bound itself: the same set, since both order by distance."""
     eligible = f"""m.scope = a.scope AND {EXCLUSION_REASON} = ''"""
     if exact:
         nearest = f"""
@@ -314,8 +315,7 @@ def semantic_neighbours_sql(*, exact: bool) -> str:
         CROSS JOIN LATERAL (
             SELECT * FROM memory_memory
             WHERE id = d.memory_id AND {OWNER} AND content_revision = d.content_revision LIMIT 1
-        ) m
-        WHERE d.distance <= %(max_distance)s"""
+        ) m"""
     return f"""
     SELECT a.id, n.id, n.creation_sequence, n.content_revision, n.distance
     FROM memory_memory a

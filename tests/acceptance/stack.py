@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import random
+import re
 import secrets
 import shutil
 import signal
@@ -67,9 +69,18 @@ _SCRUBBED = ("VEETBOT_DB_NAME", "VEETBOT_DATA_DIR", "DATABASE_URL", "CELERY_BROK
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A port no outgoing connection can take between this check and the server's bind: one
+    below the kernel's ephemeral range (from which the OS picks source ports for the many
+    connections the stack opens), free now. gunicorn needs none: it binds port 0 itself."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in random.Random().sample(range(10_000, low), 200):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 def _server_user() -> Optional[str]:
@@ -244,15 +255,20 @@ class Service:
             self.process.wait(5)
 
 
+LISTENING = re.compile(r"Listening at: http://127\.0\.0\.1:(\d+) ")
+
+
 def start_gunicorn(env: dict, *, name: str = "gunicorn", workers: int = 2) -> tuple[Service, str]:
-    """``gunicorn veetbot.wsgi`` with ``workers`` worker processes, started: (service, base URL)."""
-    port = free_port()
+    """``gunicorn veetbot.wsgi`` with ``workers`` worker processes, started: (service, base URL).
+    It binds port 0 and reports the port the kernel gave it, so no other process can take the
+    port between choosing and binding it (sixteen servers start at once in the flag test)."""
     service = Service(name, [
         sys.executable, "-m", "gunicorn", "veetbot.wsgi:application", "--workers", str(workers),
-        "--bind", f"127.0.0.1:{port}", "--timeout", "120", "--graceful-timeout", "10",
+        "--bind", "127.0.0.1:0", "--timeout", "120", "--graceful-timeout", "10",
         "--access-logfile", "-", "--error-logfile", "-", "--no-control-socket",
     ], env).start()
-    return service, f"http://127.0.0.1:{port}"
+    service.wait_until(lambda: LISTENING.search(service.log()) is not None, timeout=120, what="listening")
+    return service, f"http://127.0.0.1:{LISTENING.search(service.log()).group(1)}"
 
 
 def wait_serving(service: Service, base: str) -> None:
