@@ -281,41 +281,35 @@ def semantic_neighbours_sql(*, exact: bool) -> str:
     can tell a short probe (``grouping.semantic_neighbours`` then searches that anchor
     exactly) and applies the bound itself: the same set, since both order by distance."""
     eligible = f"""m.scope = a.scope AND {EXCLUSION_REASON} = ''"""
+    vectors = """SELECT v.memory_id, v.content_revision, (v.embedding <=> av.embedding) AS distance
+            FROM recall_memoryvector v
+            WHERE v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s AND v.space = %(space)s
+              AND v.memory_id <> a.id"""
+    row = f"""CROSS JOIN LATERAL (
+            SELECT * FROM memory_memory
+            WHERE id = d.memory_id AND {OWNER} AND content_revision = d.content_revision LIMIT 1
+        ) m"""
     if exact:
         nearest = f"""
         SELECT m.id, m.creation_sequence, m.content_revision, d.distance
-        FROM (
-            SELECT v.memory_id, v.content_revision, (v.embedding <=> av.embedding) AS distance
-            FROM recall_memoryvector v
-            WHERE v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s AND v.space = %(space)s
-              AND v.memory_id <> a.id
+        FROM ({vectors}
             OFFSET 0
         ) d
-        CROSS JOIN LATERAL (
-            SELECT * FROM memory_memory
-            WHERE id = d.memory_id AND {OWNER} AND content_revision = d.content_revision LIMIT 1
-        ) m
+        {row}
         WHERE d.distance <= %(max_distance)s AND {eligible}
         ORDER BY d.distance, m.creation_sequence, m.id
         LIMIT %(neighbours)s"""
     else:
         nearest = f"""
         SELECT m.id, m.creation_sequence, m.content_revision, d.distance
-        FROM (
-            SELECT v.memory_id, v.content_revision, (v.embedding <=> av.embedding) AS distance
-            FROM recall_memoryvector v
-            WHERE v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s AND v.space = %(space)s
-              AND v.memory_id <> a.id
+        FROM ({vectors}
               AND EXISTS (SELECT 1 FROM memory_memory m
                           WHERE m.id = v.memory_id AND m.{OWNER.replace(" AND ", " AND m.")}
                             AND m.content_revision = v.content_revision AND {eligible})
             ORDER BY v.embedding <=> av.embedding
             LIMIT %(neighbours)s
         ) d
-        CROSS JOIN LATERAL (
-            SELECT * FROM memory_memory
-            WHERE id = d.memory_id AND {OWNER} AND content_revision = d.content_revision LIMIT 1
-        ) m"""
+        {row}"""
     return f"""
     SELECT a.id, n.id, n.creation_sequence, n.content_revision, n.distance
     FROM memory_memory a
