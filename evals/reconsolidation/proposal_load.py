@@ -25,7 +25,6 @@ import sys
 import uuid
 from collections import Counter
 from datetime import datetime, timedelta, timezone
-from itertools import combinations
 from pathlib import Path
 from typing import Optional
 
@@ -36,6 +35,7 @@ from django.test import override_settings
 from evals.recall import report as rpt
 from evals.recall.report import remapper
 from evals.reconsolidation import case_inputs
+from evals.reconsolidation.runner import redundant_summary_pairs
 from memory.bank import memory_bank_import
 from memory.services import owner_create
 from recall.backfill import backfill_vectors
@@ -53,7 +53,6 @@ SOURCES = ("demo", "development", "holdout")
 PASSES = 2
 MAX_SLICES_PER_PASS = 400
 LEASE_OWNER = "proposal_load"
-REDUNDANT_JACCARD = 0.5
 # The production configuration, in this process only.
 PRODUCTION = {"AGENT_MEMORY_RECONSOLIDATION_ENABLED": True, "AGENT_MEMORY_SEMANTIC_ENABLED": True,
               "AGENT_MEMORY_RECONSOLIDATION_MODE": "reviewed", "AGENT_MEMORY_RECONSOLIDATION_PROVIDER": "rules"}
@@ -96,9 +95,8 @@ def _operations(principal: Principal) -> list[tuple[str, str, str, frozenset]]:
 
 
 def _redundant(operations) -> int:
-    live = [ids for kind, state, _reason, ids in operations
-            if kind == "summarize_related" and state in ("proposed", "committed")]
-    return sum(1 for a, b in combinations(live, 2) if len(a & b) / len(a | b) >= REDUNDANT_JACCARD)
+    return redundant_summary_pairs([ids for kind, state, _reason, ids in operations
+                                    if kind == "summarize_related" and state in ("proposed", "committed")])
 
 
 def _banks(source: str) -> list[tuple[str, str, int]]:

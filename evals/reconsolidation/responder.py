@@ -18,6 +18,9 @@ group in the request:
   scored like any other output (the template never matches a label);
 * otherwise ``no_change``.
 
+The envelope holds at most ``max_operations`` operations for the whole batch: each group
+gets what is left after one is kept back for every later group, in the order above.
+
 Verification: ``supported/entailed`` when a clause equals (normalised) the statement of
 every belief it cites — or, for a connection, is the template over the subject every cited
 belief shares — else ``uncertain/insufficient_evidence``.
@@ -41,7 +44,7 @@ from reconsolidation.providers.contract import PreparedRequest, ProviderResult, 
 from reconsolidation.providers.envelopes import PROPOSAL_SCHEMA, VERIFICATION_SCHEMA
 from reconsolidation.providers.scripted import Recording, ScriptedProvider, scripted_config
 
-MODEL = "heuristic-responder@1"
+MODEL = "heuristic-responder@2"
 _SPACE = re.compile(r"\s+")
 CONNECTION = "The owner may have a recurring pattern around {}."
 
@@ -103,9 +106,12 @@ def _group_operations(payload: dict, max_operations: int) -> list[dict]:
 
 def propose(document: dict, *, max_operations: int = 8) -> dict:
     batch = document["batch_id"]
+    groups = document["untrusted_data"]["groups"]
     operations = []
-    for payload in document["untrusted_data"]["groups"]:
-        room = max_operations - len(operations)
+    for number, payload in enumerate(groups):
+        # The envelope's bound is shared by the batch: keep one operation for each later group
+        # (every group needs an outcome), so a rich first group cannot push the answer past it.
+        room = max_operations - len(operations) - (len(groups) - number - 1)
         for op in _group_operations(payload, max(room, 1)):
             op_id = str(uuid5(UUID(batch), f"{payload['group_id']}/{len(operations)}"))
             operations.append({"id": op_id, "group_id": payload["group_id"], **op})

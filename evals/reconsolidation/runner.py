@@ -31,6 +31,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -78,7 +79,7 @@ from veetbot.rls import owner_context
 # the configured encoder, so grouping's semantic neighbour arm runs and probes recall hybrid
 # (@1-@4 created no vectors: every probe was keyword-only); each observation counts the
 # channels its probes ran on.
-VERSION = pins.RUNNER_VERSION  # @6: the scorer, F1 and corpus moved into reconsolidation.evidence
+VERSION = pins.RUNNER_VERSION  # @7: the connections arm approves updates; proposals per 100 memories
 REPO = pins.REPO
 CORPORA, DEFAULT_CORPUS = pins.CORPORA, pins.DEFAULT_CORPUS
 CORPUS_PATH, MANIFEST_PATH = CORPORA[DEFAULT_CORPUS]
@@ -98,6 +99,7 @@ ARM_KINDS = pins.ARM_KINDS
 # bounds a sweep that never settles (it then fails the case rather than hanging the run).
 MAX_SLICES_PER_SWEEP = 200
 LEASE_OWNER = "eval_reconsolidation"
+REDUNDANT_JACCARD = 0.5
 
 
 class RunnerError(Exception):
@@ -303,6 +305,12 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, p
         _approve_pending(principal, kinds, now, None)
 
 
+def redundant_summary_pairs(supports: Sequence[frozenset]) -> int:
+    """Pairs of one owner's pending or active summaries whose support overlaps by a Jaccard
+    index of ``REDUNDANT_JACCARD`` or more: each such pair asks the owner twice for one thing."""
+    return sum(1 for a, b in combinations(supports, 2) if len(a & b) / len(a | b) >= REDUNDANT_JACCARD)
+
+
 def _observe(case: dict, principal, inverse: dict, questions: dict, instant: datetime, *, reconsolidating: bool):
     """What the store and recall show now, in corpus IDs."""
     from django.db.models import Q
@@ -318,7 +326,11 @@ def _observe(case: dict, principal, inverse: dict, questions: dict, instant: dat
         live = Memory.objects.filter(status="active", erased_at__isnull=True).filter(
             Q(expires_at__isnull=True) | Q(expires_at__gt=instant))
         survivors = sorted(back(i) for i in live.values_list("id", flat=True))
+        summaries = [frozenset(ids) for ids in ReconsolidationOperation.objects.filter(
+            kind="summarize_related", state__in=("proposed", "committed")).values_list("input_ids", flat=True)]
         dreaming = {
+            "memories": Memory.objects.count(),
+            "redundant_summary_pairs": redundant_summary_pairs(summaries),
             "groups_processed": ReconsolidationGroup.objects.filter(state__in=("completed", "no_change")).count(),
             "abstained": ReconsolidationGroup.objects.filter(state="no_change").count(),  # no proposal
             "proposed": _by_kind(ReconsolidationOperation.objects.all()),
@@ -445,6 +457,7 @@ def downstream_value(cases: list[dict], kept: dict[str, list[list[dict]]], arms:
                      "direct_recall_change": (None if figures.get("direct_recall") is None
                                               or control.get("direct_recall") is None
                                               else figures["direct_recall"] - control["direct_recall"]),
+                     "memories": 0, "redundant_summary_pairs": 0,
                      "groups_processed": 0, "abstained": 0, "proposed": {}, "approved": {},
                      "spend_usd": str(sum((Decimal(o.get("spend_usd", "0")) for o in rows), Decimal(0))),
                      "seconds": round(sum(o["seconds"] for o in rows), 1),
@@ -453,9 +466,14 @@ def downstream_value(cases: list[dict], kept: dict[str, list[list[dict]]], arms:
                 dreaming = o.get("dreaming", {})
                 entry["groups_processed"] += dreaming.get("groups_processed", 0)
                 entry["abstained"] += dreaming.get("abstained", 0)
+                entry["memories"] += dreaming.get("memories", 0)
+                entry["redundant_summary_pairs"] += dreaming.get("redundant_summary_pairs", 0)
                 for side in ("proposed", "approved"):
                     for kind, count in dreaming.get(side, {}).items():
                         entry[side][kind] = entry[side].get(kind, 0) + count
+            # what the owner was asked to review, per 100 of the memories dreaming read
+            entry["proposed_per_100_memories"] = (round(100 * sum(entry["proposed"].values()) / entry["memories"], 2)
+                                                  if entry["memories"] else None)
             value.setdefault(arm, {})[split] = entry
     return value
 
@@ -597,12 +615,14 @@ def summary(report: dict) -> str:
     head = table(["split/arm", "cases", "failed", "false pairs", "lost", "classes", "coverage %",
                   "hyp m/out/exp", "direct %", "cross %"], rows)
     kinds = (("merge_equivalent", "merges"), ("summarize_related", "summaries"), ("infer_connection", "hypotheses"),
-             ("flag_conflict", "conflicts"))
-    value = table(["split/arm", "cross %", "direct Δ pts", "groups", "abstained",
+             ("flag_conflict", "conflicts"), ("end_superseded", "updates"))
+    value = table(["split/arm", "cross %", "direct Δ pts", "groups", "abstained", "asked /100 mem", "redundant",
                    *[f"{label} prop/appr" for _, label in kinds], "spend USD", "seconds", "channels"],
                   [[f"{split}/{arm}", _pct(v["cross_session_coverage"]),
                     "—" if v["direct_recall_change"] is None else f"{100 * v['direct_recall_change']:+.1f}",
                     v["groups_processed"], v["abstained"],
+                    "—" if v.get("proposed_per_100_memories") is None else v["proposed_per_100_memories"],
+                    v.get("redundant_summary_pairs", 0),
                     *[f"{v['proposed'].get(kind, 0)}/{v['approved'].get(kind, 0)}" for kind, _ in kinds],
                     v["spend_usd"], v["seconds"], ", ".join(f"{c} {n}" for c, n in v["channels"].items())]
                    for arm, by_split in report.get("downstream_value", {}).items()

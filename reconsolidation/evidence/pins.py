@@ -26,7 +26,7 @@ CORPORA = {
 }
 DEFAULT_CORPUS = "v2"
 # The comparison runner this evidence format belongs to (its files are pinned in the manifest).
-RUNNER_VERSION = "reconsolidation-runner@6"
+RUNNER_VERSION = "reconsolidation-runner@7"
 PINNED_FILES = ("corpus", "scorer", "f1")
 
 # How every probe recalls, and which proposal kinds each arm approves ("original" never dreams).
@@ -37,7 +37,8 @@ DEFAULT_SPEND_CEILING_USD = Decimal("50")
 ARM_KINDS = {
     scorer.ORIGINAL_ARM: (),
     scorer.MERGE_ARM: ("merge_equivalent",),
-    scorer.CONNECTIONS_ARM: ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict"),
+    scorer.CONNECTIONS_ARM: ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict",
+                             "end_superseded"),
 }
 
 

@@ -60,7 +60,8 @@ PROPOSAL_INSTRUCTIONS = (
     "thing; summarize_related (one to four clauses, each copying one source statement); infer_connection "
     "(one tentative clause citing every input, no new names, quantities or negations); flag_conflict (no "
     "clauses) for contradictory beliefs; otherwise no_change (no clauses, alone for its group). Every group "
-    "needs an outcome. Cite only the given belief_id/content_revision pairs and the excerpt_ids listed for "
+    "needs an outcome, and the answer holds at most " + str(bounds.RECON_SLICE_MAX_OPERATIONS) + " operations for all "
+    "its groups together. Cite only the given belief_id/content_revision pairs and the excerpt_ids listed for "
     "each belief. Answer with one reconsolidation-proposal@1 JSON object and nothing else."
 )
 

@@ -124,7 +124,7 @@ def test_scripted_provider_runs_offline_through_admission_and_verification_with_
     dev = report["arms"]["merge"]["splits"]["development"]
     assert dev["failed_cases"] == 0, report["arms"]["merge"]["cases"]
     assert dev["classes_covered"] >= 1 and dev["false_merge_pairs"] == 0
-    assert report["provider"]["name"] == "scripted" and report["provider"]["model"] == "heuristic-responder@1"
+    assert report["provider"]["name"] == "scripted" and report["provider"]["model"] == "heuristic-responder@2"
     assert report["provider"]["requests_checked_for_labels"] >= 2  # a proposal and its verification
     assert report["provider"]["label_leaks"] == 0
     assert set(report["provider"]) >= {"prompt_digest", "schema_digest", "policy"}

@@ -170,7 +170,7 @@ def test_a_request_above_the_slice_budget_is_deferred_without_a_reservation(owne
     a = original(owner, "The owner prefers Celsius.", subject="units")
     b = original(owner, "The owner prefers Celsius.", subject="units")
     responder = HeuristicResponder()
-    responder.config = scripted_config(model="heuristic-responder@1", input_usd_per_mtok=Decimal("100000"),
+    responder.config = scripted_config(model="heuristic-responder@2", input_usd_per_mtok=Decimal("100000"),
                                        output_usd_per_mtok=Decimal("100000"))
     assert run(store, owner, [a, b], day_one, responder) == ()
     assert no_call_and_no_spend(owner, responder) == ("pending", "above_slice_ceiling")
