@@ -4,10 +4,12 @@ daily passes (``python -m evals.reconsolidation.proposal_load``).
 Each source bank is imported into a fresh owner at a fixed instant, embedded with the
 configured encoder (semantic recall on: the production configuration, so grouping's semantic
 neighbour arm runs), then dreamt through two daily passes with the rules provider in reviewed
-mode, each pass run until idle at its own day's clock. Nobody approves anything, so what is
-pending at the end is what the owner is asked to review. Sources: the demo bank the quick
-start imports, and every case bank of the frozen reconsolidation corpus's development or
-holdout split (each case its own owner; figures summed per split).
+mode, each pass run until idle at its own day's clock. Nobody decides anything until the
+review queue is full; then the owner approves everything waiting (``_owner_decides``) and
+dreaming goes on. What the owner is asked to review is what was decided plus what waits at
+the end. Sources: the demo bank the quick start imports, every case bank of the frozen
+reconsolidation corpus's development or holdout split (each case its own owner; figures
+summed per split), and ``generated-N``, bench_slice's synthetic bank of N memories.
 
 Reported per source: memories; the proposals waiting for the owner at the end, by kind and
 per 100 memories (the headline: what the owner is asked to review); every operation recorded
@@ -35,14 +37,18 @@ from django.test import override_settings
 from evals.recall import report as rpt
 from evals.recall.report import remapper
 from evals.reconsolidation import case_inputs
+from evals.reconsolidation.bench_slice import bank_document
 from evals.reconsolidation.runner import redundant_summary_pairs
 from memory.bank import memory_bank_import
 from memory.services import owner_create
 from recall.backfill import backfill_vectors
 from recall.encoders import load_encoder
-from reconsolidation import driver
+from reconsolidation import bounds, driver
 from reconsolidation.evidence import pins
 from reconsolidation.models import ReconsolidationOperation
+from reconsolidation.errors import Conflict, StaleInputs
+from reconsolidation.selectors.review_queue import review_order, review_queue
+from reconsolidation.services.operations import operation_approve
 from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -50,6 +56,8 @@ from veetbot.rls import owner_context
 KIND = "reconsolidation-proposal-load"
 DEMO_BANK = rpt.REPO / "evals" / "fixtures" / "demo-bank.json"
 SOURCES = ("demo", "development", "holdout")
+# "generated-N": bench_slice's synthetic bank of N memories (one owner, seeded)
+GENERATED, GENERATED_SEED = "generated-", 11
 PASSES = 2
 MAX_SLICES_PER_PASS = 400
 LEASE_OWNER = "proposal_load"
@@ -72,20 +80,41 @@ def _pending(principal: Principal) -> int:
         return ReconsolidationOperation.objects.filter(state="proposed").count()
 
 
-def _passes(principal: Principal, instant: datetime) -> int:
-    """Two daily passes, each until idle; returns the most ever pending at a slice boundary."""
-    most = 0
+def _owner_decides(principal: Principal, now: datetime) -> int:
+    """The owner keeping up: every waiting proposal approved, highest priority first (the
+    review queue's order); a proposal that can no longer apply (an overlapping merge went
+    first) is decided all the same. Returns the decided proposals' kinds."""
+    waiting = review_order(principal=principal, limit=bounds.RECON_REVIEW_QUEUE_MAX)
+    for view in waiting:
+        operation_id, revision = view.id, view.revision
+        try:
+            operation_approve(principal=principal, operation_id=operation_id, expected_revision=revision,
+                              idempotency_key=f"proposal-load-{operation_id}", now=now)
+        except (Conflict, StaleInputs):
+            pass
+    return Counter(view.kind for view in waiting)
+
+
+def _passes(principal: Principal, instant: datetime, memories: int) -> tuple[int, Counter]:
+    """Two daily passes, each until idle. Whenever the review queue is full the owner decides
+    what waits (``_owner_decides``) and dreaming goes on from its place; a bank that never
+    fills the queue is never decided. Returns the most ever pending at a slice boundary and
+    the kinds of the proposals the owner decided."""
+    most, decided = 0, Counter()
     for day in range(PASSES):
         now = instant + timedelta(days=day)
         store = ReconsolidationStore(clock=lambda now=now: now)
-        for _ in range(MAX_SLICES_PER_PASS):
+        for _ in range(max(MAX_SLICES_PER_PASS, memories)):
             run = driver.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now, monotonic=lambda: 0.0)
             most = max(most, _pending(principal))
+            if run is None and review_queue(principal=principal).full:
+                decided.update(_owner_decides(principal, now))
+                continue
             if run is None or driver.is_idle(run):
                 break
         else:
             raise RuntimeError("a pass did not become idle")
-    return most
+    return most, decided
 
 
 def _operations(principal: Principal) -> list[tuple[str, str, str, frozenset]]:
@@ -101,6 +130,9 @@ def _redundant(operations) -> int:
 
 def _banks(source: str) -> list[tuple[str, str, int]]:
     """(name, memory-bank JSON, memories) of one source."""
+    if source.startswith(GENERATED):
+        memories = int(source[len(GENERATED):])
+        return [(source, bank_document(memories, GENERATED_SEED), memories)]
     if source == "demo":
         data = DEMO_BANK.read_text()
         return [("demo", data, len(json.loads(data)["memories"]))]
@@ -120,10 +152,13 @@ def _banks(source: str) -> list[tuple[str, str, int]]:
 
 def measure(source: str, *, instant: datetime, embed: bool, progress=None) -> dict:
     banks = _banks(source)
-    kinds, recorded, reasons, memories, most, redundant = Counter(), Counter(), Counter(), 0, 0, 0
+    kinds, recorded, reasons, memories, most, redundant, decided = Counter(), Counter(), Counter(), 0, 0, 0, Counter()
     for number, (_name, data, count) in enumerate(banks, start=1):
         principal = _seed(data, instant, embed)
-        most = max(most, _passes(principal, instant))
+        owner_most, owner_decided = _passes(principal, instant, count)
+        most = max(most, owner_most)
+        decided.update(owner_decided)
+        kinds.update(owner_decided)
         operations = _operations(principal)
         kinds.update(kind for kind, state, _reason, _ids in operations if state == "proposed")
         recorded.update(kind for kind, *_ in operations)
@@ -140,18 +175,22 @@ def measure(source: str, *, instant: datetime, embed: bool, progress=None) -> di
         "by_kind_per_100_memories": {k: round(100 * v / memories, 2) for k, v in sorted(kinds.items())},
         "reasons": dict(sorted(reasons.items())),
         "most_pending_one_owner": most, "redundant_summary_pairs": redundant,
+        "decided_when_queue_full": sum(decided.values()),
     }
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m evals.reconsolidation.proposal_load",
                                      description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--sources", default=",".join(SOURCES), help="comma-separated: demo, development, holdout")
+    parser.add_argument("--sources", default=",".join(SOURCES),
+                        help="comma-separated: demo, development, holdout, generated-N (bench_slice's synthetic "
+                             "bank of N memories)")
     parser.add_argument("--no-embed", dest="embed", action="store_false",
                         help="skip vectors (keyword-only grouping; not the production configuration)")
     parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
     args = parser.parse_args(argv)
-    unknown = set(args.sources.split(",")) - set(SOURCES)
+    unknown = {source for source in args.sources.split(",")
+               if source not in SOURCES and not (source.startswith(GENERATED) and source[len(GENERATED):].isdigit())}
     if unknown:
         parser.error(f"--sources: unknown {', '.join(sorted(unknown))}")
     return args

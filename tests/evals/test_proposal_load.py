@@ -1,0 +1,50 @@
+"""The proposal-load benchmark counts what the owner is asked: on a bank that fills the review
+queue, the simulated owner decides what waits whenever the queue is full, pending never
+exceeds the bound, and every proposal asked is counted once (decided or still waiting)."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from evals.reconsolidation import proposal_load
+from reconsolidation import bounds
+from reconsolidation.models import ReconsolidationOperation
+from veetbot.rls import owner_context
+
+INSTANT = datetime(2026, 10, 2, 4, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def bound(monkeypatch):
+    monkeypatch.setattr(bounds, "RECON_REVIEW_QUEUE_MAX", 2)
+    return 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bank_that_fills_the_queue_is_decided_as_it_fills_and_every_proposal_asked_counts_once(bound, monkeypatch):
+    pending_seen = []
+    real_pending = proposal_load._pending
+
+    def pending(principal):
+        count = real_pending(principal)
+        pending_seen.append(count)
+        return count
+
+    monkeypatch.setattr(proposal_load, "_pending", pending)
+    with proposal_load.override_settings(**proposal_load.PRODUCTION):
+        result = proposal_load.measure("generated-100", instant=INSTANT, embed=False)
+
+    assert result["memories"] == 100 and result["banks"] == 1
+    assert max(pending_seen) <= bound == result["most_pending_one_owner"]
+    assert result["decided_when_queue_full"] >= bound  # the queue filled and the owner decided
+    assert result["proposals"] == sum(result["by_kind"].values())
+    # asked = decided + still waiting; every decided proposal is no longer waiting
+    assert result["proposals"] - result["decided_when_queue_full"] <= bound
+    assert result["per_100_memories"] == round(100 * result["proposals"] / 100, 2)
+
+
+def test_an_unknown_source_is_refused_before_anything_runs(capsys):
+    with pytest.raises(SystemExit):
+        proposal_load.parse_args(["--sources", "demo,generated-x"])
+    assert "unknown generated-x" in capsys.readouterr().err
