@@ -27,7 +27,12 @@ Reported:
 
 The bank is ``evals/generate_bank.py``'s synthetic memory-bank@1 document (seeded),
 imported through ``memory.bank.memory_bank_import`` into a throw-away database created and
-migrated beside the configured one (dropped afterwards). With ``--busy-changes`` (default)
+migrated beside the configured one (dropped afterwards). By default every original then gets
+its vector (``recall.backfill.backfill_vectors`` with the local encoder behind
+``--vector-cache``, so a rerun does not spend its time encoding) and semantic recall is on in
+this process: the production configuration, in which grouping's semantic neighbour arm runs
+(through the HNSW index above ``RECALL_EXACT_SEARCH_MAX_VECTORS``). The report counts the
+neighbours only that arm found; ``--no-vectors`` measures the lexical probe alone. With ``--busy-changes`` (default)
 the changed lane is kept busy while the generation runs — every 4th slice revises the 400
 newest originals — so the full lane gets only its reservation and the ceil(N/64) bound is
 exercised rather than flattered. Touches happen between slices, outside the timings.
@@ -57,10 +62,13 @@ from evals import django_ready  # noqa: F401  (configures Django before the app 
 from evals.fixtures.bulk import bulk_touch
 from evals.generate_bank import Plan, write
 from evals.recall import report as rpt
+from evals.recall.load import CachedEncoder, load_vector_cache, save_vector_cache
 from evals.reconsolidation.responder import HeuristicResponder
 from memory.bank import memory_bank_import
 from memory.models import Memory
 from memory.services import owner_create
+from recall.backfill import backfill_vectors
+from recall.encoders import load_encoder
 from reconsolidation import bounds, driver, grouping
 from reconsolidation.models import ReconsolidationGroup, ReconsolidationSpend
 from reconsolidation.selectors.review_queue import review_queue
@@ -128,6 +136,39 @@ class TimedStore:
         self._grouping.select_groups = self._select
 
 
+class SemanticShare:
+    """Counts what grouping's semantic arm adds: neighbours found only by vector distance
+    (not by the lexical probe) and the anchors whose candidate group holds one. Wraps
+    ``grouping.neighbours`` and ``grouping.semantic_neighbours``; a semantic row that the
+    merge kept is the same tuple object the arm returned."""
+
+    def __init__(self) -> None:
+        self.anchors, self.members, self.returned = 0, 0, 0
+        self._neighbours, self._semantic = grouping.neighbours, grouping.semantic_neighbours
+        returned: list[dict] = []
+
+        def semantic(*args, **kwargs):
+            found = self._semantic(*args, **kwargs)
+            returned.append(found)
+            self.returned += sum(len(rows) for rows in found.values())
+            return found
+
+        def neighbours(*args, **kwargs):
+            returned.clear()
+            merged = self._neighbours(*args, **kwargs)
+            semantic_rows = {id(row) for found in returned for rows in found.values() for row in rows}
+            for rows in merged.values():
+                added = sum(1 for row in rows if id(row) in semantic_rows)
+                self.members += added
+                self.anchors += bool(added)
+            return merged
+
+        grouping.semantic_neighbours, grouping.neighbours = semantic, neighbours
+
+    def close(self) -> None:
+        grouping.semantic_neighbours, grouping.neighbours = self._semantic, self._neighbours
+
+
 def p95(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
@@ -162,8 +203,10 @@ class Database:
             cursor.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
-def build_owner(memories: int, seed: int, progress) -> tuple[object, dict, list]:
-    """A new owner with the generated bank imported; returns (principal, corpus, ids by creation)."""
+def build_owner(memories: int, seed: int, progress, encoder=None) -> tuple[object, dict, list]:
+    """A new owner with the generated bank imported and, given an ``encoder``, a vector for
+    every original (the production configuration: grouping's semantic arm reads them);
+    returns (principal, corpus, ids by creation)."""
     from django.db import connections
 
 
@@ -179,12 +222,21 @@ def build_owner(memories: int, seed: int, progress) -> tuple[object, dict, list]
                                 progress=lambda s, d, t: progress(f"{memories} import {s}", d, t))
     progress.close()
     del text
+    vectors = None
+    if encoder is not None:
+        began_vectors = time.perf_counter()
+        vectors = backfill_vectors(principal=principal, encoder=encoder,
+                                   progress=lambda s, d, t: progress(f"{memories} vectors", d, t)).summary()
+        progress.close()
+        vectors["seconds"] = round(time.perf_counter() - began_vectors, 2)
     with connections["owner"].cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE memory_memory, memory_memorysource, memory_event, memory_changejournal")
+        cursor.execute("VACUUM ANALYZE memory_memory, memory_memorysource, memory_event, memory_changejournal,"
+                       " recall_memoryvector")
     with owner_context(principal):
         ids = list(Memory.objects.order_by("creation_sequence").values_list("id", flat=True))
     corpus = {"generator": "evals/generate_bank.py", "memories": memories, "seed": seed, "per_session": PER_SESSION,
-              "sha256": digest, "generate_seconds": round(generated, 2), "import": counts.model_dump(mode="json")}
+              "sha256": digest, "generate_seconds": round(generated, 2), "import": counts.model_dump(mode="json"),
+              "vectors": vectors}
     return principal, corpus, ids
 
 
@@ -231,6 +283,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
 
     store, now = ReconsolidationStore(), NOW
     timer = TimedStore(store)
+    semantic = SemanticShare()
     durations, statements, full, changed, groups, calls, operations, requests = [], [], [], [], [], [], [], []
     provider = None
     if processor == "scripted":
@@ -275,6 +328,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         now += timedelta(seconds=2)
     progress.close()
     timer.close()
+    semantic.close()
     coverage = last.coverage
     outcomes = group_outcomes(principal)
     return {
@@ -302,6 +356,10 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         "anchors_per_slice": {"full_median": statistics.median(full), "changed_median": statistics.median(changed),
                               "full_min_while_scanning": min(full[:-1] or full)},
         "groups_processed": sum(groups),
+        # candidate groups (one per anchor planned) holding a neighbour only the semantic arm found
+        "semantic_arm": {"neighbours_returned": semantic.returned,
+                         "anchors_with_semantic_neighbours": semantic.anchors,
+                         "semantic_only_neighbours": semantic.members},
         "phase_ms": {name: {"median": round(statistics.median(v), 2), "p95": round(p95(v), 2)}
                      for name, v in phases.items()},
         "samples": {"phase_ms": phases, "slice_ms": [round(d, 3) for d in durations], "statements": statements,
@@ -323,6 +381,12 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="none: every group no_change (pipeline only); rules: the default provider's real "
                              "batch path, until the job is idle; scripted: that path with the offline scripted "
                              "model (two chat requests a batch)")
+    parser.add_argument("--no-vectors", dest="vectors", action="store_false",
+                        help="no vectors and semantic recall off: grouping's lexical probe only (not the production "
+                             "configuration)")
+    parser.add_argument("--vector-cache", type=Path, default=None,
+                        help="a .npz text -> vector cache for the local encoder (read, then extended), so a rerun "
+                             "does not spend its time encoding")
     parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
     args = parser.parse_args(argv)
     if args.memories < 2 or args.reference < 0:
@@ -365,16 +429,27 @@ def run(args: argparse.Namespace) -> dict:
         from django.conf import settings
 
         settings.RECON_SCRIPTED_PROVIDER_ALLOWED = True  # this process only: the offline model
+    encoder, cache, space = None, {}, None
+    if args.vectors:
+        from django.conf import settings
+
+        settings.AGENT_MEMORY_SEMANTIC_ENABLED = True  # this process only: the production configuration
+        minilm = load_encoder()
+        space = minilm.tuple.space
+        cache = load_vector_cache(args.vector_cache, space)
+        encoder = CachedEncoder(minilm, cache)
+    cached_at_start = len(cache)
     with Database():
         server = server_version()
         reference = None
         if args.reference:
-            principal, corpus_ref, ids = build_owner(args.reference, args.seed, progress)
+            principal, corpus_ref, ids = build_owner(args.reference, args.seed, progress, encoder)
             reference = {"corpus": corpus_ref, **measure(principal, ids, busy=args.busy, progress=progress,
                                                           label=str(args.reference), processor=args.processor)}
             rpt.note(f"reference N={args.reference}: {reference['slices']} slices, statements per slice "
                      f"median {reference['statements_per_slice']['median']} max {reference['statements_per_slice']['max']}")
-        principal, corpus, ids = build_owner(args.memories, args.seed, progress)
+        principal, corpus, ids = build_owner(args.memories, args.seed, progress, encoder)
+        save_vector_cache(args.vector_cache, space, cache)
         rpt.note(f"N={args.memories}: imported in {corpus['import']['seconds']} s")
         main = measure(principal, ids, busy=args.busy, progress=progress, label=str(args.memories),
                        processor=args.processor)
@@ -383,6 +458,10 @@ def run(args: argparse.Namespace) -> dict:
         "configuration": {
             "memories": args.memories, "seed": args.seed, "reference_memories": args.reference,
             "busy_changes": args.busy, "touch_every_slices": TOUCH_EVERY_SLICES, "touch_newest": TOUCH_NEWEST,
+            "vectors": args.vectors, "semantic_recall": args.vectors, "encoder_space": space,
+            "vector_cache": str(args.vector_cache) if args.vector_cache else None,
+            "vector_cache_entries_at_start": cached_at_start,
+            "texts_encoded": encoder.encoded if encoder is not None else 0,
             "slice_clock_start": NOW.isoformat(),
             "processor": PROCESSORS[args.processor],
             "bounds": bounds_configuration(), "machine": machine(load_at_start, server),
@@ -406,6 +485,10 @@ def summary(report: dict) -> str:
         "  phases (median ms): " + ", ".join(f"{k} {v['median']}" for k, v in result["phase_ms"].items()),
         f"  SQL statements per slice: median {result['statements_per_slice']['median']}, "
         f"max {result['statements_per_slice']['max']}",
+        f"  semantic arm ({'on' if report['configuration'].get('vectors') else 'off'}): "
+        f"{result['semantic_arm']['anchors_with_semantic_neighbours']} anchors' groups hold "
+        f"{result['semantic_arm']['semantic_only_neighbours']} neighbours only it found (it returned "
+        f"{result['semantic_arm']['neighbours_returned']} within its distance bound)",
         f"  slices to a complete generation: {result['scan_slices']} (bound ceil(N/64) = "
         f"{result['slices_bound_ceil_n_over_64']}: {'met' if report['targets']['slices_met'] else 'NOT met'})",
     ]
