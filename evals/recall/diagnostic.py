@@ -50,6 +50,7 @@ from recall.context import planner
 from recall.context.former import ContextNeed
 from recall.domain import RecallRequest
 from reconsolidation import bounds, driver
+from reconsolidation.errors import Conflict, StaleInputs
 from reconsolidation.models import ReconsolidationOperation
 from reconsolidation.services.operations import operation_approve
 from reconsolidation.store import ReconsolidationStore
@@ -162,7 +163,7 @@ def approve_updates(principal: Principal, now: datetime) -> dict:
 
     dreaming = {"AGENT_MEMORY_RECONSOLIDATION_ENABLED": True, "AGENT_MEMORY_RECONSOLIDATION_MODE": "reviewed",
                 "AGENT_MEMORY_RECONSOLIDATION_PROVIDER": "rules"}
-    approved, passes, kept_bound = 0, 0, bounds.RECON_REVIEW_QUEUE_MAX
+    approved, stale, passes, kept_bound = 0, 0, 0, bounds.RECON_REVIEW_QUEUE_MAX
     bounds.RECON_REVIEW_QUEUE_MAX = 10 ** 6
     try:
         with override_settings(**dreaming):
@@ -173,15 +174,22 @@ def approve_updates(principal: Principal, now: datetime) -> dict:
                 with owner_context(principal):
                     pending = list(ReconsolidationOperation.objects.filter(kind="end_superseded", state="proposed")
                                    .values_list("id", "revision"))
+                approved_before = approved
                 for operation_id, revision in pending:
-                    operation_approve(principal=principal, operation_id=operation_id, expected_revision=revision,
-                                      idempotency_key=f"diagnostic-update-{operation_id}", now=now)
-                approved += len(pending)
-                if not pending:
+                    try:
+                        operation_approve(principal=principal, operation_id=operation_id, expected_revision=revision,
+                                          idempotency_key=f"diagnostic-update-{operation_id}", now=now)
+                    except (Conflict, StaleInputs):
+                        # an update approved just before changed one of this one's inputs, which
+                        # invalidated it; the next pass proposes again what still applies
+                        stale += 1
+                        continue
+                    approved += 1
+                if approved == approved_before:  # nothing (more) to approve: every update applied
                     break
     finally:
         bounds.RECON_REVIEW_QUEUE_MAX = kept_bound
-    return {"approved": approved, "dream_passes": passes}
+    return {"approved": approved, "invalidated_before_approval": stale, "dream_passes": passes}
 
 
 def run(args: argparse.Namespace) -> dict:
