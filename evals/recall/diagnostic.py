@@ -40,6 +40,7 @@ from typing import Optional
 from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
 from evals.recall import make_diagnostic as corpus
 from evals.recall import report as rpt
+from evals.vector_cache import CachedEncoder, load_vector_cache, save_vector_cache
 from evals.recall.scoring import TOP_K, NeedLabel, Observation, need_outcome, score
 from memory.bank import memory_bank_import
 from memory.services import owner_create, principal_erase
@@ -91,6 +92,9 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="comma-separated RECALL_RELEVANCE_SIMILARITY_MARGIN values: every need is recalled "
                              "once per value (the main run uses the configured value) and the report adds the "
                              "curve (calibration; run it on the development split only)")
+    parser.add_argument("--vector-cache", type=Path, default=None,
+                        help="a .npz text -> vector cache for the bank's vectors (read, then extended), so a run "
+                             "with a large --noise does not spend its time encoding; queries are always encoded")
     parser.add_argument("--approved-updates", action="store_true",
                         help="before recalling, dream over the bank (rules provider, reviewed mode) and approve "
                              "every update it proposes (end_superseded: a later statement ended an earlier one), "
@@ -235,9 +239,13 @@ def run(args: argparse.Namespace) -> dict:
     backfill = None
     if semantic:
         encoder = encoders.load_encoder("minilm")
-        report = backfill_vectors(principal=principal, encoder=encoder,
+        # The bank's vectors may come from --vector-cache (the encoder's own vectors, stored);
+        # queries are always encoded by the encoder itself, so latency with encoding stays true.
+        cache = load_vector_cache(args.vector_cache, encoder.tuple.space)
+        report = backfill_vectors(principal=principal, encoder=CachedEncoder(encoder, cache),
                                   progress=lambda stage, done, total: progress("backfill", done, total))
         progress.close()
+        save_vector_cache(args.vector_cache, encoder.tuple.space, cache)
         backfill = report.summary()
         rpt.note(f"backfilled {report.embedded} vectors in {report.seconds:.1f} s")
 

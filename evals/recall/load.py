@@ -40,7 +40,6 @@ The machine's load average is recorded before and after each size: latency on a 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import os
 import random
@@ -56,6 +55,7 @@ from typing import Optional, Sequence
 from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
 from evals.generate_bank import Plan, Slots, write
 from evals.recall import report as rpt
+from evals.vector_cache import CachedEncoder, load_vector_cache, save_vector_cache
 from memory.bank import memory_bank_import
 from memory.services import owner_create
 from recall import encoders, query_cache, query_text, retriever
@@ -114,28 +114,6 @@ REFERENCE_TEMPLATES = (
 REFERENCE_TURNS = 20
 
 
-class CachedEncoder:
-    """The real encoder behind a text → vector cache (same tuple, same vectors)."""
-
-    def __init__(self, encoder, cache: Optional[dict[str, list[float]]] = None) -> None:
-        self.inner = encoder
-        self.tuple = encoder.tuple
-        self.cache = cache if cache is not None else {}
-        self.encoded = 0
-
-    @staticmethod
-    def key(text: str) -> str:
-        return hashlib.sha256(text.encode()).hexdigest()
-
-    def encode(self, texts: Sequence[str]) -> list[list[float]]:
-        missing = list(dict.fromkeys(t for t in texts if self.key(t) not in self.cache))
-        if missing:
-            for text, vector in zip(missing, self.inner.encode(missing)):
-                self.cache[self.key(text)] = vector
-            self.encoded += len(missing)
-        return [list(self.cache[self.key(t)]) for t in texts]
-
-
 class PreEncoded:
     """Vectors computed before timing: encoding costs nothing inside the timed call."""
 
@@ -145,30 +123,6 @@ class PreEncoded:
 
     def encode(self, texts: Sequence[str]) -> list[list[float]]:
         return [list(self.vectors[t]) for t in texts]
-
-
-def load_vector_cache(path: Optional[Path], space: str) -> dict[str, list[float]]:
-    if path is None or not path.exists():
-        return {}
-    import numpy as np
-
-    with np.load(path) as data:
-        if str(data["space"]) != space:
-            rpt.note(f"vector cache {path} is for another embedding space; ignored")
-            return {}
-        return {k: v.tolist() for k, v in zip(data["keys"].tolist(), data["vectors"])}
-
-
-def save_vector_cache(path: Optional[Path], space: str, cache: dict[str, list[float]]) -> None:
-    if path is None or not cache:
-        return
-    import numpy as np
-
-    keys = sorted(cache)
-    partial = path.with_name(path.name + ".partial.npz")
-    np.savez(partial, space=np.array(space), keys=np.array(keys),
-             vectors=np.array([cache[k] for k in keys], dtype=np.float32))
-    os.replace(partial, path)
 
 
 DIRECT_TOP_K = """

@@ -32,7 +32,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 
 from evals.recall import report as rpt
-from evals.recall.load import CachedEncoder, load_vector_cache, save_vector_cache
+from evals.vector_cache import CachedEncoder, load_vector_cache, save_vector_cache
 from evals.reconsolidation.bench_slice import NOW, SEED, Database, build_owner, machine, p95, server_version
 from reconsolidation import bounds, grouping
 from recall.encoders import load_encoder

@@ -62,7 +62,7 @@ from evals import django_ready  # noqa: F401  (configures Django before the app 
 from evals.fixtures.bulk import bulk_touch
 from evals.generate_bank import Plan, write
 from evals.recall import report as rpt
-from evals.recall.load import CachedEncoder, load_vector_cache, save_vector_cache
+from evals.vector_cache import CachedEncoder, load_vector_cache, save_vector_cache
 from evals.reconsolidation.responder import HeuristicResponder
 from memory.bank import memory_bank_import
 from memory.models import Memory
