@@ -300,12 +300,17 @@ def semantic_neighbours_sql(*, exact: bool) -> str:
         ORDER BY d.distance, m.creation_sequence, m.id
         LIMIT %(neighbours)s"""
     else:
+        # The eligibility probe is a scalar subquery, not EXISTS: the planner flattens an
+        # EXISTS into a semi-join driven by a scan of the owner's originals and then sorts
+        # every distance (measured at 5,000 memories: no HNSW in the plan, 4x slower than the
+        # exact scan); a scalar subquery stays a per-row filter of the index scan.
         nearest = f"""
         SELECT m.id, m.creation_sequence, m.content_revision, d.distance
         FROM ({vectors}
-              AND EXISTS (SELECT 1 FROM memory_memory m
-                          WHERE m.id = v.memory_id AND m.{OWNER.replace(" AND ", " AND m.")}
-                            AND m.content_revision = v.content_revision AND {eligible})
+              AND (SELECT true FROM memory_memory m
+                   WHERE m.id = v.memory_id AND m.{OWNER.replace(" AND ", " AND m.")}
+                     AND m.content_revision = v.content_revision AND {eligible}
+                   LIMIT 1)
             ORDER BY v.embedding <=> av.embedding
             LIMIT %(neighbours)s
         ) d
