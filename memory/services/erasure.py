@@ -77,7 +77,8 @@ def memory_erase(*, principal: Principal, memory_id: UUID, now: Optional[datetim
 
 
 def session_erase(*, principal: Principal, session_id: UUID, now: Optional[datetime] = None) -> int:
-    """Erase a conversation, its messages and every belief formed from them or local to it."""
+    """Erase a conversation, its messages and every belief formed from them or local to it;
+    what later apps keep per conversation (recall's snapshot) goes through ``SessionsErased``."""
     now = now or utcnow()
     with owner_context(principal):
         lock_owner(principal)

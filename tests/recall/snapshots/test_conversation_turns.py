@@ -150,3 +150,11 @@ def test_a_foreign_or_erased_conversation_has_no_turns(bank, passport):
     memory_services.session_erase(principal=bank.principal, session_id=mine, now=at(2))
     with pytest.raises(NotFound):
         turn(bank, mine, day=3)
+
+
+def test_erasing_the_account_erases_every_snapshot(bank, passport):
+    for day in (1, 2):
+        turn(bank, conversation(bank, day=day), day=day + 1)
+    memory_services.principal_erase(principal=bank.principal, now=at(4))
+    with owner_context(bank.principal):
+        assert not ContextSnapshot.objects.exists() and not ContextTurn.objects.exists()
