@@ -154,3 +154,23 @@ def test_an_ambiguous_citation_changes_nothing(frozen):
                               citations=[str(frozen["summary"])[:8]], idempotency_key="ambiguous", now=T0 + 3 * DAY)
     assert [(c.outcome, c.id) for c in view.citations] == [("ambiguous", None)]
     assert (_support_usage(principal, originals), _derived(principal, frozen["summary"])) == before
+
+
+def test_erasing_an_original_a_prefix_summary_was_built_from_withholds_the_prefix(frozen):
+    bank, session = frozen["bank"], frozen["session"]
+    memory_services.memory_erase(principal=bank.principal, memory_id=frozen["embassy"][1], now=T0 + 4 * DAY)
+    later = turn(bank, session, day=5, message=QUESTION)
+    assert later.snapshot.prefix == "" and later.snapshot.prefix_withheld
+    assert _corrections(later)[frozen["summary"]] == "erased"  # the copy went with its source
+    assert "printed photos" not in later.context
+
+
+def test_a_summary_that_expires_without_a_write_or_whose_recall_is_switched_off_is_corrected(frozen, settings):
+    bank, session = frozen["bank"], frozen["session"]
+    expired = turn(bank, session, day=91, message=QUESTION)  # the summary inherits its support's expiry
+    assert _corrections(expired)[frozen["summary"]] == "expired"
+    assert expired.snapshot.prefix == frozen["first"].snapshot.prefix
+    settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
+    switched_off = turn(bank, session, day=4, message=QUESTION)
+    assert _corrections(switched_off)[frozen["summary"]] == "withdrawn"
+    assert frozen["canonical"] not in _corrections(switched_off)  # the original itself still holds

@@ -158,3 +158,13 @@ def test_erasing_the_account_erases_every_snapshot(bank, passport):
     memory_services.principal_erase(principal=bank.principal, now=at(4))
     with owner_context(bank.principal):
         assert not ContextSnapshot.objects.exists() and not ContextTurn.objects.exists()
+
+
+def test_the_prefix_stays_within_the_turns_allowance(bank):
+    bank.add_many([dict(statement=f"The passport renewal needs form number {n}.", subject="passport renewal")
+                   for n in range(30)])
+    first = turn(bank, conversation(bank), day=2)
+    assert len(first.snapshot.items) == 20 and first.snapshot.prefix_tokens <= 2000
+    tight = turn(bank, conversation(bank), day=2, max_items=5, max_tokens=120)
+    assert len(tight.snapshot.items) <= 5 and tight.snapshot.prefix_tokens <= 120
+    assert first.snapshot.prefix.count("\n[m:") == len(first.snapshot.items)  # one line per frozen item
