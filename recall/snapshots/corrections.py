@@ -96,7 +96,8 @@ def _derived_states(principal: Principal, refs: Sequence[FrozenItem], *, ceiling
     return {i: (state.reason, state.at) for i, state in states.items()}
 
 
-def frozen_corrections(principal: Principal, delivered: Delivered, *, ceiling: str, scope: str, now: datetime) -> list[Correction]:
+def frozen_corrections(principal: Principal, delivered: Delivered, *, ceiling: str, scope: str,
+                       now: datetime) -> list[Correction]:
     """One correction per delivered reference that no longer holds, in delivery order. A
     reference delivered again later counts as of its first delivery (the prefix is repeated
     every turn, so what it froze is what the model still reads)."""

@@ -24,7 +24,6 @@ expiry, content revision or store position.
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from datetime import datetime
 from typing import Callable, Optional, Sequence

@@ -133,7 +133,7 @@ def _derived(principal, derived_id):
 
 
 def test_a_faithful_summary_citation_changes_derived_usage_only(frozen, settings):
-    bank, principal = frozen["bank"], frozen["bank"].principal
+    principal = frozen["bank"].principal
     supports = [frozen["anchor"], *frozen["embassy"]]
     before, derived = _support_usage(principal, supports), _derived(principal, frozen["summary"])
     view, _ = citation_report(principal=principal, session_id=frozen["session"], turn=1,

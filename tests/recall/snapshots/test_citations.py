@@ -45,7 +45,8 @@ def cited(bank):
 
 def usage(bank, *ids):
     with owner_context(bank.principal):
-        return {row["id"]: tuple(row[f] for f in USAGE) for row in Memory.objects.filter(id__in=ids).values("id", *USAGE)}
+        rows = Memory.objects.filter(id__in=ids).values("id", *USAGE)
+        return {row["id"]: tuple(row[f] for f in USAGE) for row in rows}
 
 
 def report(bank, session, citations, *, key="k", turn_number=1, day=2):
