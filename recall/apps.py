@@ -9,3 +9,6 @@ class RecallConfig(AppConfig):
         # Vectors are invalidated inside the transaction of every content change. Imported
         # here: importing registers the listener, and it imports models, which load only now.
         from recall import invalidation  # noqa: F401
+        # Conversation snapshots are withheld on erasure of what they copied, and erased with
+        # their conversation (registers two memory.hooks listeners).
+        from recall.snapshots import erasure  # noqa: F401

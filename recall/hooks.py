@@ -6,9 +6,17 @@ here when the app loads (``reconsolidation/apps.py``), as it registers invalidat
 predicate already applied in SQL — inside the recall's owner context, and renders what the
 view offers. With no view registered, or one that returns None for this request, recall is
 plain atomic recall: the ranked originals, in order, each admitted by the budget alone.
+
+A second, smaller port serves conversation snapshots (``recall.snapshots``): what became of
+the derived items and merge sets a conversation froze (``DerivedPort.states``) and the
+credit of a faithful citation of a derived item (``DerivedPort.credit``). Reconsolidation
+registers it beside the view; with none registered a frozen derived item is reported
+withdrawn and never credited.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Callable, Iterator, Optional, Protocol, Sequence
 from uuid import UUID
 
@@ -64,3 +72,47 @@ def offer(
     if _view is None:
         return None
     return _view(request=request, params=params, ranked=ranked, rows=rows, rejoin=rejoin, build=build)
+
+
+@dataclass(frozen=True)
+class FrozenRef:
+    """One frozen reference a derived state is asked about: a derived item (``record_kind``
+    summary or hypothesis) or a belief that represented a merge set (its ``operation_id``)."""
+
+    id: UUID
+    record_kind: str
+    operation_id: UUID
+    operation_revision: Optional[int]
+
+
+@dataclass(frozen=True)
+class FrozenState:
+    """Why a frozen reference no longer holds (``recall.snapshots.domain.CorrectionReason``)
+    and since when, if known."""
+
+    reason: str
+    at: Optional[datetime]
+
+
+@dataclass(frozen=True)
+class DerivedPort:
+    """``states(principal=, refs=, ceiling=, scope=, now=)``: the refs that no longer hold,
+    by ID; ``credit(principal=, derived_ids=, now=, gain=)``: raise those derived items'
+    utility (bounded) and stamp last use, returning how many changed. Both join the caller's
+    owner context and transaction."""
+
+    states: Callable[..., dict[UUID, FrozenState]]
+    credit: Callable[..., int]
+
+
+_derived: Optional[DerivedPort] = None
+
+
+def register_derived(port: DerivedPort) -> DerivedPort:
+    global _derived
+    _derived = port
+    return port
+
+
+def derived_port() -> Optional[DerivedPort]:
+    return _derived

@@ -84,3 +84,70 @@ class RecallTrace(models.Model):
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(policy__len__gt=0), name="recalltrace_policy_nonempty")]
+
+
+class ContextSnapshot(models.Model):
+    """A conversation's frozen memory prefix: its first turn's rendered records, stored once.
+
+    ``prefix`` is the only prose (the rendered records, emptied — ``withheld_at`` — when an
+    original or derived item it copies is erased, and deleted with the conversation);
+    everything else is content free. ``items`` are the frozen references (ID, kind, the
+    content and operation revisions rendered), ``frozen_ids`` those IDs plus every original a
+    derived item depends on: what the erasure fence matches. One per session.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant_id = models.UUIDField()
+    principal_id = models.UUIDField()
+    session_id = models.UUIDField()
+    created_at = models.DateTimeField()
+    prefix = models.TextField(blank=True)
+    prefix_sha256 = models.CharField(max_length=64)
+    prefix_tokens = models.PositiveIntegerField()
+    withheld_at = models.DateTimeField(null=True, blank=True)
+    items = models.JSONField(default=list)
+    frozen_ids = ArrayField(models.UUIDField(), default=list)
+    # The filters every turn of the conversation shares (recall.domain values).
+    ceiling = models.CharField(max_length=12)
+    scope = models.CharField(max_length=150)
+    selection_mode = models.CharField(max_length=20)
+    belief_types = ArrayField(models.CharField(max_length=20), default=list)
+    turns = models.PositiveIntegerField(default=0)
+    trace_ids = ArrayField(models.UUIDField(), default=list)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tenant_id", "principal_id", "session_id"],
+                                               name="contextsnapshot_one_per_session")]
+
+
+class ContextTurn(models.Model):
+    """One turn of a snapshotted conversation: content free. What the turn context delivered
+    beyond the prefix (frozen references), the corrections it reported (IDs and reason codes)
+    and the SHA-256 of its text — never the text."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant_id = models.UUIDField()
+    principal_id = models.UUIDField()
+    snapshot = models.ForeignKey(ContextSnapshot, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    turn = models.PositiveIntegerField()
+    created_at = models.DateTimeField()
+    items = models.JSONField(default=list)
+    corrections = models.JSONField(default=list)
+    context_sha256 = models.CharField(max_length=64)
+    trace_ids = ArrayField(models.UUIDField(), default=list)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["snapshot", "turn"], name="contextturn_unique")]
+
+
+class CitationReport(models.Model):
+    """The citations the assistant reported for one turn and what each did (content free:
+    the cited strings are ID prefixes, the outcomes closed codes). A replay of the same
+    Idempotency-Key re-renders this row."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant_id = models.UUIDField()
+    principal_id = models.UUIDField()
+    turn = models.ForeignKey(ContextTurn, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    created_at = models.DateTimeField()
+    outcomes = models.JSONField(default=list)

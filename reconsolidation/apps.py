@@ -15,3 +15,10 @@ class ReconsolidationConfig(AppConfig):
         from reconsolidation import read_paths
 
         recall_hooks.register(read_paths.reconsolidate)
+        # Conversation snapshots ask what became of frozen derived items and merge sets, and
+        # credit faithful citations of derived items (usage only); both import models.
+        from reconsolidation.selectors import frozen  # models load only once the registry is ready
+        from reconsolidation.services import derived  # models load only once the registry is ready
+
+        recall_hooks.register_derived(recall_hooks.DerivedPort(states=frozen.frozen_states,
+                                                               credit=derived.derived_record_usage))

@@ -38,6 +38,7 @@ OPERATION_TRANSITIONS = {
 }
 DERIVED_KINDS = ("summary", "hypothesis")
 DERIVED_STATUSES = ("active", "invalidated", "erased")
+DERIVED_INITIAL_UTILITY = 0.5
 BLOCK_REASONS = ("owner_undo", "owner_rejection")
 SPEND_STATES = ("reserved", "settled", "unknown")
 LANES = ("changed", "full")
@@ -274,9 +275,15 @@ class DerivedMemory(OwnedModel):
     dismissed_at = models.DateTimeField(null=True, blank=True)
     restricted_at = models.DateTimeField(null=True, blank=True)
     retired_at = models.DateTimeField(null=True, blank=True)
+    # Usage, never content (reconsolidation.services.derived.derived_record_usage): faithful,
+    # unambiguous citations raise it (bounded at 1.0) and stamp last use. A projection starts
+    # at DERIVED_INITIAL_UTILITY: it has not yet earned an owner-stated original's standing.
+    utility = models.FloatField(default=DERIVED_INITIAL_UTILITY, db_default=DERIVED_INITIAL_UTILITY)
+    last_used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
+            models.CheckConstraint(condition=Q(utility__gte=0) & Q(utility__lte=1), name="reconderived_utility_range"),
             models.CheckConstraint(condition=Q(kind__in=DERIVED_KINDS), name="reconderived_kind_valid"),
             models.CheckConstraint(condition=Q(status__in=DERIVED_STATUSES), name="reconderived_status_valid"),
             models.CheckConstraint(condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="reconderived_confidence_range"),

@@ -200,6 +200,20 @@ RECALL_CONTEXT_DELTA_ITEMS = 5
 # Correction notices a context carries beyond the shared allowance (recall/context/corrections.py).
 RECALL_CONTEXT_MAX_CORRECTION_NOTICES = 4
 
+# --- Conversation snapshots and citations (recall/snapshots/) -----------------------------
+# A conversation's first turn freezes its context assembly as the prefix every later turn
+# repeats byte for byte; the prefix is the context allowance's rendered records, so it is at
+# most RECALL_MAX_ITEMS items and RECALL_MAX_TOKENS tokens (the allowance of any one turn).
+# Turns per conversation: each turn keeps the content-free references of what it delivered,
+# which later turns revalidate (corrections), so the bound keeps that work bounded.
+RECALL_SNAPSHOT_MAX_TURNS = env_int("RECALL_SNAPSHOT_MAX_TURNS", 200)
+# Citations one report of the assistant may carry (a report past it is a validation_error).
+RECALL_CITATIONS_MAX_PER_REPORT = 32
+# A short citation (a prefix of the hyphenated UUID) must be at least this many characters.
+RECALL_CITATION_SHORT_ID_MIN_CHARS = 8
+# What one faithful, unambiguous citation adds to the cited item's utility (bounded at 1.0).
+RECALL_CITATION_UTILITY_GAIN = 0.1
+
 # --- Reconsolidation@1 bounds (read by reconsolidation/bounds.py; names carry their unit) --
 RECON_DUE_TIME_UTC = os.environ.get("RECON_DUE_TIME_UTC", "03:00")  # daily due time per owner
 RECON_LEASE_SECONDS = 180

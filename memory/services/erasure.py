@@ -21,6 +21,7 @@ from uuid import UUID
 
 from django.db.models import Q
 
+from memory import hooks
 from memory.domain import ErasureReceipt
 from memory.errors import NotFound
 from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, Owner, OwnerToken, Person, Session
@@ -76,7 +77,8 @@ def memory_erase(*, principal: Principal, memory_id: UUID, now: Optional[datetim
 
 
 def session_erase(*, principal: Principal, session_id: UUID, now: Optional[datetime] = None) -> int:
-    """Erase a conversation, its messages and every belief formed from them or local to it."""
+    """Erase a conversation, its messages and every belief formed from them or local to it;
+    what later apps keep per conversation (recall's snapshot) goes through ``SessionsErased``."""
     now = now or utcnow()
     with owner_context(principal):
         lock_owner(principal)
@@ -89,6 +91,7 @@ def session_erase(*, principal: Principal, session_id: UUID, now: Optional[datet
         _erase_events(event_ids, now)
         session.erased_at = now
         session.save(update_fields=["erased_at"])
+        hooks.publish_session_erasure(hooks.SessionsErased(principal=principal, session_ids=(session_id,)))
         bump_erasure_fence(principal, now)
         return erased
 
@@ -130,6 +133,8 @@ def principal_erase(*, principal: Principal, now: Optional[datetime] = None) -> 
         lock_owner(principal)
         erased = _erase_memories(principal, Memory.objects.values_list("id", flat=True), now)
         _erase_events(list(Event.objects.values_list("id", flat=True)), now)
+        hooks.publish_session_erasure(hooks.SessionsErased(
+            principal=principal, session_ids=tuple(Session.objects.values_list("id", flat=True))))
         Session.objects.filter(erased_at__isnull=True).update(erased_at=now)
         Person.objects.update(name="", erased_at=now)
         Owner.objects.update(display_name="")

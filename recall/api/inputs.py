@@ -43,14 +43,13 @@ SCOPE_NOTE = (
 BeliefTypeItem = Annotated[BeliefType, Field(json_schema_extra=schema.enum_as_pattern)]
 
 
-class RecallFilters(Body):
-    """Hard predicates and the selection mode, shared by search and context assembly."""
+class HardFilters(Body):
+    """Hard predicates and the selection mode, shared by search, context assembly and
+    conversation turns."""
 
     ceiling: Sensitivity = Field(
         description=f"Highest sensitivity that may be recalled: {', '.join(vocabulary.SENSITIVITIES)}.",
         json_schema_extra=schema.enum_as_pattern)
-    as_of: Optional[Instant] = Field(default=None, description=(
-        "Recall as of this past instant (not in the future); current restrictions still apply. " + INSTANT_NOTE))
     scope: str = Field(default="user", pattern=vocabulary.SCOPE.pattern, description=SCOPE_NOTE)
     belief_types: list[BeliefTypeItem] = Field(
         default_factory=list, max_length=len(vocabulary.BELIEF_TYPES),
@@ -61,6 +60,17 @@ class RecallFilters(Body):
     selection_mode: SelectionMode = Field(default="relevance", description=(
         "relevance (default): lexical, structured and semantic candidates ranked by relevance before any limit; "
         "recent: the legacy bounded newest-first selection (keyword channel only, said in fallback_reason)."))
+
+    def hard_filters(self) -> dict:
+        return dict(ceiling=self.ceiling, scope=self.scope, belief_types=tuple(self.belief_types),
+                    exclude_ids=tuple(self.exclude_ids), selection_mode=self.selection_mode)
+
+
+class RecallFilters(HardFilters):
+    """The hard predicates, and the instant recall reads the bank at."""
+
+    as_of: Optional[Instant] = Field(default=None, description=(
+        "Recall as of this past instant (not in the future); current restrictions still apply. " + INSTANT_NOTE))
 
 
 class MemorySearch(RecallFilters):
@@ -96,9 +106,9 @@ Fragment = Annotated[str, Field(min_length=1, max_length=former.FRAGMENT_MAX_CHA
                                 json_schema_extra={"pattern": NON_BLANK_PATTERN})]
 
 
-class MemoryContext(RecallFilters):
-    """The closed context-assembly body: what the assistant knows about this turn. The
-    server forms the queries (no model call); as_of must not be in the future."""
+class TurnNeed(Body):
+    """What the assistant knows about this turn, and the turn's allowance: the server forms
+    the queries (no model call)."""
 
     current_message: str = Field(min_length=1, max_length=QUERY_MAX_CHARS, description="Not whitespace only.",
                                  json_schema_extra={"pattern": QUERY_PATTERN})
@@ -123,6 +133,40 @@ class MemoryContext(RecallFilters):
             open_questions=tuple(self.open_questions),
             working_state=tuple(former.WorkingFragment(text=f.text, completed=f.completed) for f in self.working_state))
 
+    def allowance(self) -> dict:
+        return dict(max_items=self.max_items or settings.RECALL_MAX_ITEMS,
+                    max_tokens=self.max_tokens or settings.RECALL_MAX_TOKENS)
+
+
+class MemoryContext(RecallFilters, TurnNeed):
+    """The closed context-assembly body: what the assistant knows about this turn. The
+    server forms the queries (no model call); as_of must not be in the future."""
+
     def filters(self) -> dict:
-        return dict(ceiling=self.ceiling, as_of=self.as_of, scope=self.scope, belief_types=tuple(self.belief_types),
-                    exclude_ids=tuple(self.exclude_ids), selection_mode=self.selection_mode)
+        return {**self.hard_filters(), "as_of": self.as_of}
+
+
+class ConversationTurn(HardFilters, TurnNeed):
+    """The closed body of one conversation turn: the context-assembly body without as_of (a
+    conversation snapshots the current state). The first turn fixes ceiling, scope,
+    belief_types and selection_mode for the conversation; exclude_ids may change per turn."""
+
+    exclude_ids: list[UUID] = Field(
+        default_factory=list, max_length=MAX_EXCLUDE_IDS - settings.RECALL_MAX_ITEMS,
+        description=("Memories never to return in this turn (unknown and foreign IDs are simply not there); "
+                     "the prefix's originals are excluded besides."))
+
+
+CITATION_PATTERN = f"^[0-9a-fA-F-]{{{settings.RECALL_CITATION_SHORT_ID_MIN_CHARS},36}}$"
+
+
+class CitationReportBody(Body):
+    """The closed body of a citation report: what the assistant's answer cited."""
+
+    citations: list[Annotated[str, Field(pattern=CITATION_PATTERN)]] = Field(
+        min_length=1, max_length=settings.RECALL_CITATIONS_MAX_PER_REPORT, description=(
+            "The [m:<id>] citations of the answer, as the ID (any case) or a prefix of it of at least "
+            f"{settings.RECALL_CITATION_SHORT_ID_MIN_CHARS} characters. Each must name something the turn gave the "
+            "model (the prefix or the turn's context): anything else — another owner's ID included — is not_found "
+            f"with the field named, and nothing is written. At most {settings.RECALL_CITATIONS_MAX_PER_REPORT} "
+            "(RECALL_CITATIONS_MAX_PER_REPORT)."))

@@ -150,9 +150,13 @@ class MemorySearchView(OwnerApiView):
         return Response(RecallResultSerializer(result).data)
 
 
-def _refuse_blank_or_future(text: str, field: str, as_of, now) -> None:
+def refuse_blank(text: str, field: str) -> None:
     if not parsing.NON_BLANK.search(text):
         raise ValidationFailed([problem(field, "blank")])
+
+
+def _refuse_blank_or_future(text: str, field: str, as_of, now) -> None:
+    refuse_blank(text, field)
     if as_of is not None and as_of > now:
         raise ValidationFailed([problem("as_of", "in_future")])
 
@@ -226,10 +230,15 @@ class MemoryContextView(OwnerApiView):
         return Response(ContextResultSerializer(render_context(result)).data)
 
 
+def context_trace(result: planner.ContextResult) -> dict:
+    """What one assembly did (``ContextTraceSerializer``)."""
+    return {"rounds": result.rounds, "planned": result.planned, "searches": result.searches,
+            "stopped": result.stopped, "deadline_ms": result.deadline_ms, "elapsed_ms": result.elapsed_ms}
+
+
 def render_context(result: planner.ContextResult) -> dict:
     """The response (and ``recall --context --json``) shape of one assembly."""
     return {
         "context": result.context, "tokens": result.tokens, "items": result.items, "notices": list(result.notices),
-        "trace": {"rounds": result.rounds, "planned": result.planned, "searches": result.searches,
-                  "stopped": result.stopped, "deadline_ms": result.deadline_ms, "elapsed_ms": result.elapsed_ms},
+        "trace": context_trace(result),
     }

@@ -70,6 +70,9 @@ class ContextResult:
     # diagnostic scores per stage (never rendered or returned by a surface).
     candidate_ids: tuple[UUID, ...] = ()
     ranked_ids: tuple[UUID, ...] = ()
+    # The rendered items alone (the header and their lines, no notice): what a conversation
+    # snapshot freezes as its prefix (recall.snapshots).
+    rendered: str = ""
 
 
 def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_items: int, max_tokens: int,
@@ -132,7 +135,8 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         context=context, items=rendered.items, tokens=rendered.tokens, notices=notices, searches=tuple(traces),
         planned=planned, stopped=stopped, deadline_ms=deadline_s * 1000.0,
         elapsed_ms=(monotonic() - started) * 1000.0, rounds=rounds,
-        candidate_ids=tuple(dict.fromkeys(candidates)), ranked_ids=tuple(dict.fromkeys(ranked)))
+        candidate_ids=tuple(dict.fromkeys(candidates)), ranked_ids=tuple(dict.fromkeys(ranked)),
+        rendered=rendered.text)
 
 
 class ContextOrder:

@@ -11,7 +11,12 @@ the owner lock, idempotent through receipts in the owner's key namespace (resour
   answer is the retired, content-free view;
 * ``delete`` does the same and marks the copy erased, so lookup becomes NotFound; a
   replay answers the same content-free success. Both bump the owner's erasure fence, so
-  in-flight work and cached generated copies are fenced like any erasure.
+  in-flight work and cached generated copies are fenced like any erasure; a delete also
+  withholds every conversation prefix that froze the copy (``recall.snapshots.erasure``).
+
+``derived_record_usage`` is usage only: a faithful, unambiguous citation raises a
+projection's bounded utility and stamps its last use — never its revision, its operation,
+its supports or their evidence clocks.
 
 Originals are never touched. Nothing here logs or persists prose: receipts and blocks
 hold digests and opaque IDs only.
@@ -22,11 +27,13 @@ from datetime import datetime
 from typing import Callable, Optional
 from uuid import UUID
 
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Least
 
 from memory.models import Memory
 from memory.services.owner_state import bump_erasure_fence, lock_owner
 from memory.services.receipts import receipt_record, receipt_replay
+from recall.snapshots.erasure import snapshot_withhold
 from reconsolidation.errors import Invalid
 from reconsolidation.models import DerivedMemory, ReconsolidationOperation
 from reconsolidation.rows import audit
@@ -81,6 +88,8 @@ def _retire(principal: Principal, row: DerivedMemory, now: datetime, *, erase: b
     DerivedMemory.objects.filter(id=row.id).update(**changes)
     # Generated copies (in-flight work, cached snapshots) are fenced like any erasure.
     bump_erasure_fence(principal, now)
+    if erase:
+        snapshot_withhold(principal=principal, copied_ids=[row.id], now=now)
     audit(principal, f"derived_{reason}", now, reason=reason, operation_id=operation.id, counts={"blocks": installed})
 
 
@@ -121,3 +130,12 @@ def derived_delete(*, principal: Principal, derived_id: UUID, ceiling: str, idem
                     erase=True, reason="owner_deleted")
 
         _once(principal, idempotency_key, request_sha256, derived_id, now, 204, act, lambda: None)
+
+
+def derived_record_usage(*, principal: Principal, derived_ids, now: datetime, gain: float) -> int:
+    """Usage only (``recall.hooks.DerivedPort.credit``): raise each live projection's utility
+    by ``gain``, bounded at 1.0, and stamp ``last_used_at``. Inside a caller's unit of work it
+    joins that transaction, so a rolled-back citation report credits nothing."""
+    with owner_context(principal):
+        return DerivedMemory.objects.filter(id__in=list(derived_ids), erased_at__isnull=True).update(
+            utility=Least(F("utility") + Value(gain), Value(1.0)), last_used_at=now)

@@ -12,12 +12,12 @@ from memory.models import (
     ChangeJournal, Event, EventPart, Memory, MemoryRevision, MemorySource, Owner, OwnerToken, Person, Rejection,
     Session, StaffOwnerDirectory, StaffTokenDirectory,
 )
-from recall.models import MemoryVector
+from recall.models import ContextSnapshot, MemoryVector
 from reconsolidation.models import DerivedMemory, ReconsolidationBlock
 from veetbot.admin import ContentFreeAdmin, StaffAdminSite, is_owner_model
 
 PROSE_MODELS = [Owner, OwnerToken, Person, Session, Event, EventPart, Memory, MemorySource, MemoryRevision,
-                Rejection, MemoryVector, DerivedMemory, ReconsolidationBlock]
+                Rejection, MemoryVector, ContextSnapshot, DerivedMemory, ReconsolidationBlock]
 AUTH_TABLES = ["auth_user", "auth_group", "auth_permission", "auth_user_user_permissions", "auth_user_groups",
                "django_session", "django_admin_log", "django_content_type"]
 

@@ -128,6 +128,8 @@ def test_the_document_names_every_owner_route(api_schema):
     assert set(api_schema.raw_schema["paths"]) == {
         "/v1/memories", "/v1/memories/search", "/v1/memories/context", "/v1/memories/{memory_id}", "/v1/memories/{memory_id}/review",
         "/v1/sessions", "/v1/sessions/{session_id}", "/v1/sessions/{session_id}/events", "/v1/people/{person_id}",
+        "/v1/sessions/{session_id}/turns", "/v1/sessions/{session_id}/snapshot",
+        "/v1/sessions/{session_id}/turns/{turn}/citations",
         "/v1/account/erase", "/v1/memory-reconsolidations",
         "/v1/memory-reconsolidations/{operation_id}", "/v1/memory-reconsolidations/{operation_id}/undo",
         "/v1/memory-reconsolidations/{operation_id}/approve", "/v1/memory-reconsolidations/{operation_id}/reject",
