@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import uuid
+from contextlib import contextmanager
 from datetime import datetime, timezone
+from typing import Iterator
 
 import pytest
 from django.conf import settings
@@ -69,14 +71,31 @@ def truncate_all() -> None:
         cursor.execute(f"TRUNCATE {tables} CASCADE")
 
 
-@pytest.fixture
-def live_db(django_db_setup, django_db_blocker):
+@contextmanager
+def committed(django_db_blocker) -> Iterator[None]:
     """Real commits on real connections; everything is truncated afterwards."""
     with django_db_blocker.unblock():
         yield
         for alias in ALIASES:
             connections[alias].close()
         truncate_all()
+
+
+@pytest.fixture
+def live_db(django_db_setup, django_db_blocker):
+    """Real commits on real connections; everything is truncated afterwards."""
+    with committed(django_db_blocker):
+        yield
+
+
+@pytest.fixture(scope="module")
+def committed_db(django_db_setup, django_db_blocker):
+    """``live_db`` at module scope, for suites served by ``live_server`` (which asks for
+    ``transactional_db``, whose flush would run as the runtime role, which may not
+    truncate): such a suite overrides ``transactional_db`` with this, every test builds
+    fresh owners, row-level security keeps them apart, and one truncation ends the module."""
+    with committed(django_db_blocker):
+        yield
 
 
 @pytest.fixture

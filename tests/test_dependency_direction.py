@@ -6,7 +6,7 @@ The layers, lowest first (ARCHITECTURE.md):
 
 * ``veetbot`` core is what every app stands on: settings, clock, identity, RLS, the database.
   The project's composition root — urls, wsgi, celery, DRF authentication and the error
-  envelope, admin, its commands — imports the apps, so it is a surface.
+  envelope, admin, its commands, the MCP endpoint — imports the apps, so it is a surface.
 * Surfaces are what people and processes call: each app's ``api/``, ``management/``,
   ``tasks``, ``admin`` and ``apps`` (where hooks are registered), and ``review_ui``.
 * ``recall`` imports nothing from ``reconsolidation``: reconsolidation registers its read-time
@@ -33,7 +33,7 @@ APP_LAYERS = {"veetbot": CORE, "memory": MEMORY, "recall": RECALL, "reconsolidat
 # Inside an app, these names are its surfaces (a module or a package of that name).
 SURFACE_PARTS = {"api", "management", "tasks", "admin", "apps"}
 # The project's composition root lives in the veetbot package but wires every app together.
-VEETBOT_SURFACES = {"urls", "wsgi", "auth", "api_errors", "admin", "admin_apps", "management"}
+VEETBOT_SURFACES = {"urls", "wsgi", "auth", "api_errors", "admin", "admin_apps", "management", "mcp_server"}
 
 
 def layer(module: str) -> int:

@@ -111,6 +111,9 @@ AGENT_MEMORY_RECONSOLIDATION_MODE = os.environ.get("AGENT_MEMORY_RECONSOLIDATION
 # unattended only: path of a passing eval_reconsolidation report for the running provider (reconsolidation.mode)
 AGENT_MEMORY_RECONSOLIDATION_EVIDENCE = os.environ.get("AGENT_MEMORY_RECONSOLIDATION_EVIDENCE", "")
 AGENT_MEMORY_SEMANTIC_ENABLED = env_flag("AGENT_MEMORY_SEMANTIC_ENABLED")
+# POST /v1/mcp: the owner API's context, search, remember, forget and journal as MCP tools
+# (veetbot.mcp_server). Needs AGENT_MEMORY_API_ENABLED too; otherwise not_found.
+AGENT_MEMORY_MCP_ENABLED = env_flag("AGENT_MEMORY_MCP_ENABLED")
 
 # --- Bounds of the originals API and sweeps (names carry their unit) ------------------
 MEMORY_PAGE_DEFAULT_ITEMS = 50

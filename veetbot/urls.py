@@ -9,11 +9,13 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from memory.api.urls import unknown_routes
+from veetbot.mcp_server.transport import McpView
 
 urlpatterns = [
     path("v1/", include("recall.api.urls")),
     path("v1/", include("memory.api.urls")),
     path("v1/", include("reconsolidation.api.urls")),
+    path("v1/mcp", McpView.as_view(), name="mcp"),  # the same operations as MCP tools (veetbot.mcp_server)
     path("v1/", include(unknown_routes)),  # keep last among the /v1 includes
     path("admin/", admin.site.urls),
     path("review/", include("review_ui.urls")),  # the owner's review dashboard (cookie sign-in)

@@ -145,11 +145,17 @@ def body(request, model: type[Model]) -> tuple[Model, dict]:
     strings are accepted, "true" for a boolean or a naive datetime is not.
     """
     data = json_object(request)
+    return validated(model, data), data
+
+
+def validated(model: type[Model], data: dict) -> Model:
+    """``data`` (a JSON object ``json_object`` already admitted) strictly validated as
+    ``model``: what ``body`` does after parsing, for callers that receive the object
+    some other way (the MCP tools' arguments)."""
     try:
-        validated = model.model_validate_json(json.dumps(data), strict=True)
+        return model.model_validate_json(json.dumps(data), strict=True)
     except ValidationError as error:
         raise ValidationFailed(validation_problems(error))
-    return validated, data
 
 
 def no_body(request) -> None:
@@ -255,7 +261,12 @@ CEILING_ONLY = {"ceiling": CEILING}  # the whole query string of most ID routes
 
 def query(request, spec: dict[str, Param]) -> dict[str, Any]:
     """A closed query string: unknown, repeated, missing-required or bad values refuse."""
-    params = request.query_params
+    return query_values(request.query_params, spec)
+
+
+def query_values(params, spec: dict[str, Param]) -> dict[str, Any]:
+    """``query`` over any multi-value mapping with ``getlist`` (a ``QueryDict``), so the
+    same rules can judge values that did not arrive in a query string."""
     problems = [problem(label(name, "query"), "unknown_parameter") for name in params if name not in spec]
     values: dict[str, Any] = {}
     for name, param in spec.items():
@@ -286,11 +297,18 @@ def path_id(raw: str) -> UUID:
 
 
 def idempotency_key(request) -> str:
-    key: Optional[str] = request.headers.get(IDEMPOTENCY_HEADER)
+    return checked_key(request.headers.get(IDEMPOTENCY_HEADER), IDEMPOTENCY_HEADER)
+
+
+def checked_key(key: Any, field: str) -> str:
+    """The Idempotency-Key rule wherever the key arrives (a header; an MCP tool argument,
+    named ``field`` in the details): present, a string, non-blank, bounded."""
     if key is None:
-        raise ValidationFailed([problem(IDEMPOTENCY_HEADER, "missing")])
+        raise ValidationFailed([problem(field, "missing")])
+    if not isinstance(key, str):
+        raise ValidationFailed([problem(field, "string_type")])
     if not NON_BLANK.search(key):
-        raise ValidationFailed([problem(IDEMPOTENCY_HEADER, "blank")])
+        raise ValidationFailed([problem(field, "blank")])
     if len(key) > settings.IDEMPOTENCY_KEY_MAX_CHARS:
-        raise ValidationFailed([problem(IDEMPOTENCY_HEADER, "too_long")])
+        raise ValidationFailed([problem(field, "too_long")])
     return key

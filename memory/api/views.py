@@ -151,20 +151,26 @@ class MemoryCollectionView(OwnerApiView):
         parsing.query(request, {})
         key = parsing.idempotency_key(request)
         body, data = parsing.body(request, inputs.MemoryCreate)
-        principal, now = self.principal, utcnow()
-
-        def write() -> receipts.Written:
-            # The draft is built only for a first run: a replay must not re-judge defaults
-            # ("now") against a later clock.
-            draft = body.to_draft(now)
-            created = services.memory_create(principal=principal, draft=draft, now=now, owner_evidence_only=True)
-            return receipts.written(201, "memory", created)
-
-        outcome = receipts.idempotent_write(
-            principal=principal, key=key, now=now, write=write,
-            request_sha256=receipts.request_sha256(route="memories.create", params={}, body=data),
-        )
+        outcome = memory_create_requested(principal=self.principal, key=key, body=body, data=data, now=utcnow())
         return _respond(outcome, MemorySerializer)
+
+
+def memory_create_requested(*, principal: Principal, key: str, body: inputs.MemoryCreate, data: dict,
+                            now) -> receipts.Outcome:
+    """Remember, once per key: what POST /v1/memories does after parsing. Shared with the
+    MCP ``remember`` tool so both surfaces write, key and replay by one rule (one receipt
+    namespace: the same key and body replays across them)."""
+    def write() -> receipts.Written:
+        # The draft is built only for a first run: a replay must not re-judge defaults
+        # ("now") against a later clock.
+        draft = body.to_draft(now)
+        created = services.memory_create(principal=principal, draft=draft, now=now, owner_evidence_only=True)
+        return receipts.written(201, "memory", created)
+
+    return receipts.idempotent_write(
+        principal=principal, key=key, now=now, write=write,
+        request_sha256=receipts.request_sha256(route="memories.create", params={}, body=data),
+    )
 
 
 class MemoryDetailView(OwnerApiView):
@@ -199,25 +205,27 @@ class MemoryDetailView(OwnerApiView):
         q = parsing.query(request, parsing.CEILING_ONLY)
         key = parsing.idempotency_key(request)
         parsing.no_body(request)
-        principal, now = self.principal, utcnow()
-        request_sha256 = receipts.request_sha256(
-            route="memories.erase", params={"memory_id": str(memory_id), "ceiling": q["ceiling"]}, body=None,
-        )
-        if (surface := _derived_surface(principal, memory_id)) is not None:
-            surface.delete(principal, memory_id, ceiling=q["ceiling"], idempotency_key=key,
-                           request_sha256=request_sha256)
-            return Response(None, status=204)
-
-        def write() -> receipts.Written:
-            ceilings.memory_erase_within_ceiling(
-                principal=principal, memory_id=memory_id, ceiling=q["ceiling"], now=now,
-            )
-            return receipts.Written(status_code=204, resource_kind="memory", resource_id=memory_id)
-
-        outcome = receipts.idempotent_write(
-            principal=principal, key=key, now=now, write=write, request_sha256=request_sha256,
-        )
+        outcome = memory_erase_requested(principal=self.principal, memory_id=memory_id, ceiling=q["ceiling"],
+                                         key=key, now=utcnow())
         return _respond(outcome, MemorySerializer)
+
+
+def memory_erase_requested(*, principal: Principal, memory_id, ceiling: str, key: str, now) -> receipts.Outcome:
+    """Erase (forget) an original or derived memory, once per key: what DELETE
+    /v1/memories/{id} does after parsing, shared with the MCP ``forget`` tool. A derived
+    memory's control replays by its own receipt, so its outcome never says replayed."""
+    request_sha256 = receipts.request_sha256(
+        route="memories.erase", params={"memory_id": str(memory_id), "ceiling": ceiling}, body=None,
+    )
+    if (surface := _derived_surface(principal, memory_id)) is not None:
+        surface.delete(principal, memory_id, ceiling=ceiling, idempotency_key=key, request_sha256=request_sha256)
+        return receipts.Outcome(status_code=204, value=None, replayed=False)
+
+    def write() -> receipts.Written:
+        ceilings.memory_erase_within_ceiling(principal=principal, memory_id=memory_id, ceiling=ceiling, now=now)
+        return receipts.Written(status_code=204, resource_kind="memory", resource_id=memory_id)
+
+    return receipts.idempotent_write(principal=principal, key=key, now=now, write=write, request_sha256=request_sha256)
 
 
 class MemoryReviewView(OwnerApiView):

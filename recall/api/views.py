@@ -15,6 +15,7 @@ takes no Idempotency-Key, though it writes a content-free trace.
 """
 from __future__ import annotations
 
+from datetime import datetime
 from typing import get_args
 
 from django.conf import settings
@@ -33,7 +34,7 @@ from recall.context.former import Purpose
 from recall.domain import FallbackReason, RecallRequest
 from veetbot.api_errors import ValidationFailed, problem
 from veetbot.clock import utcnow
-from veetbot.identity import SCOPE_READ
+from veetbot.identity import SCOPE_READ, Principal
 
 CHANNELS = ("hybrid", "dense", "sparse")
 
@@ -141,13 +142,15 @@ class MemorySearchView(OwnerApiView):
     def post(self, request):
         parsing.query(request, {})
         body, _data = parsing.body(request, MemorySearch)
-        now = utcnow()
-        _refuse_blank_or_future(body.query, "query", body.as_of, now)
-        result = retriever.recall(
-            principal=self.principal, surface="api", now=now,
-            request=RecallRequest(**body.request_fields()),
-        )
-        return Response(RecallResultSerializer(result).data)
+        return Response(search_requested(principal=self.principal, body=body, now=utcnow()))
+
+
+def search_requested(*, principal: Principal, body: MemorySearch, now: datetime) -> dict:
+    """Deliberate recall, rendered: what POST /v1/memories/search does after parsing, shared
+    with the MCP ``search`` tool (recorded on the trace as the ``api`` surface: one owner API)."""
+    _refuse_blank_or_future(body.query, "query", body.as_of, now)
+    result = retriever.recall(principal=principal, surface="api", now=now, request=RecallRequest(**body.request_fields()))
+    return RecallResultSerializer(result).data
 
 
 def refuse_blank(text: str, field: str) -> None:
@@ -221,13 +224,19 @@ class MemoryContextView(OwnerApiView):
     def post(self, request):
         parsing.query(request, {})
         body, _data = parsing.body(request, MemoryContext)
-        now = utcnow()
-        _refuse_blank_or_future(body.current_message, "current_message", body.as_of, now)
-        result = planner.assemble(
-            self.principal, body.need(), filters=body.filters(), now=now,
-            max_items=body.max_items or settings.RECALL_MAX_ITEMS,
-            max_tokens=body.max_tokens or settings.RECALL_MAX_TOKENS)
-        return Response(ContextResultSerializer(render_context(result)).data)
+        return Response(context_requested(principal=self.principal, body=body, now=utcnow()))
+
+
+def context_requested(*, principal: Principal, body: MemoryContext, now: datetime) -> dict:
+    """One turn's assembled context, rendered: what POST /v1/memories/context does after
+    parsing, shared with the MCP ``context`` tool — so whatever the turn's context gains
+    (a conversation snapshot, a next-turn delta) belongs here and reaches both surfaces."""
+    _refuse_blank_or_future(body.current_message, "current_message", body.as_of, now)
+    result = planner.assemble(
+        principal, body.need(), filters=body.filters(), now=now,
+        max_items=body.max_items or settings.RECALL_MAX_ITEMS,
+        max_tokens=body.max_tokens or settings.RECALL_MAX_TOKENS)
+    return ContextResultSerializer(render_context(result)).data
 
 
 def context_trace(result: planner.ContextResult) -> dict:

@@ -40,24 +40,37 @@ from reconsolidation.services.operations import operation_act
 from rest_framework import exceptions
 from rest_framework.response import Response
 from veetbot import api_errors
-from veetbot.identity import SCOPE_READ, SCOPE_WRITE
+from veetbot.identity import SCOPE_READ, SCOPE_WRITE, Principal
 
 TAG = "memory-reconsolidations"
+
+
+def require_operation_surface() -> None:
+    """The operation surface exists only while AGENT_MEMORY_RECONSOLIDATION_API_ENABLED is on
+    (read per request); otherwise not_found, like an unknown route. Shared with the MCP
+    ``journal`` tool."""
+    if not settings.AGENT_MEMORY_RECONSOLIDATION_API_ENABLED:
+        raise api_errors.NotFound()
+
+
+def without_details(exc: Exception) -> Exception:
+    """The operation routes never describe what was wrong with a request: any parse or
+    validation failure becomes a validation_error with empty details. Shared with MCP."""
+    if isinstance(exc, (api_errors.ValidationFailed, memory_errors.Invalid, exceptions.ParseError,
+                        exceptions.ValidationError)):
+        return api_errors.ValidationFailed([])
+    return exc
 
 
 class OperationApiView(OwnerApiView):
     http_method_names = ["get", "post", "head"]
 
     def initial(self, request, *args, **kwargs):
-        if not settings.AGENT_MEMORY_RECONSOLIDATION_API_ENABLED:
-            raise api_errors.NotFound()
+        require_operation_surface()
         super().initial(request, *args, **kwargs)
 
     def handle_exception(self, exc):
-        if isinstance(exc, (api_errors.ValidationFailed, memory_errors.Invalid, exceptions.ParseError,
-                            exceptions.ValidationError)):
-            exc = api_errors.ValidationFailed([])
-        return super().handle_exception(exc)
+        return super().handle_exception(without_details(exc))
 
 
 ID = schema.path_id("operation_id", "operation")
@@ -88,10 +101,15 @@ class OperationCollectionView(OperationApiView):
         responses={200: OperationPageSerializer, **schema.READ_ERRORS},
     )
     def get(self, request):
-        q = parsing.query(request, LIST_QUERY)
-        page = operation_views.operation_page(principal=self.principal, ceiling=q["ceiling"], cursor=q["cursor"],
-                                          limit=q["limit"], kind=q["kind"], state=q["state"])
-        return Response(render_page(page))
+        return Response(journal_requested(principal=self.principal, query=parsing.query(request, LIST_QUERY)))
+
+
+def journal_requested(*, principal: Principal, query: dict) -> dict:
+    """A rendered page of the operation journal for parsed ``LIST_QUERY`` values: what GET
+    /v1/memory-reconsolidations does after parsing, shared with the MCP ``journal`` tool."""
+    page = operation_views.operation_page(principal=principal, ceiling=query["ceiling"], cursor=query["cursor"],
+                                          limit=query["limit"], kind=query["kind"], state=query["state"])
+    return render_page(page)
 
 
 class OperationDetailView(OperationApiView):

@@ -2,33 +2,22 @@
 
 The browser suites serve the app with pytest-django's ``live_server`` on 127.0.0.1 only.
 ``live_server`` asks for ``transactional_db``, whose flush would run as the runtime role
-(which may not truncate). Here it is replaced by committed data kept for the module and
-truncated once through the owner alias at the module's end (the suite's ``live_db``
-contract, at module scope): every journey builds its own fresh owner, and row-level
-security keeps owners apart, so journeys never see each other's rows — and the browser
-suite does not pay a full truncation per journey.
+(which may not truncate). Here it is replaced by ``committed_db`` (tests/conftest.py):
+committed data kept for the module and truncated once through the owner alias at the
+module's end. Every journey builds its own fresh owner, and row-level security keeps
+owners apart, so journeys never see each other's rows — and the browser suite does not
+pay a full truncation per journey.
 """
 from __future__ import annotations
 
 import os
 
 import pytest
-from django.db import connections
 
-from tests.conftest import ALIASES, truncate_all
 from tests.review_ui.browser import AsyncUnsafeAllowed, launch
 
 # Read by pytest-django when the session-scoped live server starts: loopback only.
 os.environ["DJANGO_LIVE_TEST_SERVER_ADDRESS"] = "127.0.0.1"
-
-
-@pytest.fixture(scope="module")
-def committed_db(django_db_setup, django_db_blocker):
-    with django_db_blocker.unblock():
-        yield
-        for alias in ALIASES:
-            connections[alias].close()
-        truncate_all()
 
 
 @pytest.fixture
