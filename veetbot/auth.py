@@ -71,5 +71,11 @@ class HasOwnerScopes(permissions.BasePermission):
         required = getattr(view, "required_scopes", {}).get(method)
         if required is None:
             return request.method not in getattr(view, "allowed_methods", ())
-        needed = {required} if isinstance(required, str) else set(required)
-        return needed <= user.scopes
+        return holds(user.scopes, required)
+
+
+def holds(scopes: frozenset[str], required) -> bool:
+    """Whether ``scopes`` cover a ``required_scopes`` value (one scope, or a tuple of all
+    needed). Also what the MCP tools check, each against its REST route's declaration."""
+    needed = {required} if isinstance(required, str) else set(required)
+    return needed <= scopes

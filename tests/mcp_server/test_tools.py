@@ -12,6 +12,7 @@ import uuid
 
 import httpx
 import pytest
+from drf_spectacular.generators import SchemaGenerator
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import LATEST_MODERN_VERSION
@@ -305,3 +306,10 @@ def test_no_log_line_carries_a_token_or_memory_text(mcp, owner, caplog):
     assert {r.name.split(".")[0] for r in served} >= {"mcp"}  # the SDK's server side did log
     logged = "\n".join(f"{r.getMessage()} {r.exc_text or ''}" for r in served)
     assert "4417" not in logged and owner.token not in logged
+
+
+def test_the_route_stays_out_of_the_openapi_document():
+    """JSON-RPC over one URL has no REST shape to fuzz; tools/list publishes the inputs."""
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    assert "/v1/mcp" not in document["paths"]
+    assert "/v1/memories/context" in document["paths"]

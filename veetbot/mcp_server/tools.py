@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from django.http import QueryDict
@@ -49,6 +49,7 @@ from recall.api.inputs import MemoryContext, MemorySearch
 from recall.api.views import MemoryContextView, MemorySearchView, context_requested, search_requested
 from reconsolidation.api import views as journal_views
 from veetbot import api_errors
+from veetbot.auth import holds
 from veetbot.clock import utcnow
 from veetbot.identity import Principal
 
@@ -173,7 +174,7 @@ class OwnerTool:
     # detail-free validation errors).
     precondition: Callable[[], None] = lambda: None
     shape_error: Callable[[Exception], Exception] = lambda exc: exc
-    title: str = field(default="")
+    title: str = ""
 
     def listing(self) -> Tool:
         return Tool(name=self.name, title=self.title or None, description=self.description,
@@ -183,8 +184,7 @@ class OwnerTool:
         """Run on the request's thread (database work); never raises."""
         try:
             self.precondition()
-            needed = {self.scopes} if isinstance(self.scopes, str) else set(self.scopes)
-            if not needed <= principal.scopes:
+            if not holds(principal.scopes, self.scopes):
                 raise exceptions.PermissionDenied()
             data, meta = self.run(principal, arguments)
         except Exception as exc:  # every refusal answers in the envelope; nothing escapes
