@@ -229,8 +229,9 @@ class MemoryContextView(OwnerApiView):
 
 def context_requested(*, principal: Principal, body: MemoryContext, now: datetime) -> dict:
     """One turn's assembled context, rendered: what POST /v1/memories/context does after
-    parsing, shared with the MCP ``context`` tool — so whatever the turn's context gains
-    (a conversation snapshot, a next-turn delta) belongs here and reaches both surfaces."""
+    parsing, shared with the MCP ``context`` tool, so both surfaces assemble by one rule.
+    (A conversation's snapshot and next-turn delta are the turns route's,
+    ``recall.api.snapshots``.)"""
     _refuse_blank_or_future(body.current_message, "current_message", body.as_of, now)
     result = planner.assemble(
         principal, body.need(), filters=body.filters(), now=now,

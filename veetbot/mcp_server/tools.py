@@ -27,6 +27,11 @@ failure is logged by exception type alone and answered with the bare ``error`` c
 no exception is let through to the SDK (whose logs and spans would carry its message).
 The tool functions are synchronous and touch the database: ``veetbot.mcp_server.transport``
 runs them on the request's own thread.
+
+Adding a tool is one ``OwnerTool`` here: a conversation turn (snapshot prefix plus next-turn
+delta, POST /v1/sessions/{id}/turns) would take ``ConversationTurn`` plus ``session_id`` as
+its arguments, ``SessionTurnsView.required_scopes["POST"]`` as its scopes, and call the
+turns route's use case once that view shares it as a function, as the views above do.
 """
 from __future__ import annotations
 
