@@ -57,8 +57,10 @@ def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: i
         for anchor_id, memory_id, match_rank, overlap, creation_sequence, revision in cursor.fetchall():
             found[anchor_id].append((memory_id, match_rank, overlap, creation_sequence, revision))
     rotated = lambda row: (-row[1], -row[2], row[3] < start_key, row[3], str(row[0]))  # noqa: E731
-    nearest = semantic_neighbours(principal, anchor_ids, now=now)
     bound = bounds.RECON_GROUP_MAX_MEMBERS - 1
+    # Semantic rows only fill what the lexical probe left of the bound, so an anchor whose
+    # lexical neighbours already fill it is not probed: the same groups, one probe fewer.
+    nearest = semantic_neighbours(principal, [anchor for anchor, rows in found.items() if len(rows) < bound], now=now)
     merged: dict[UUID, list[tuple]] = {}
     for anchor, rows in found.items():
         lexical = sorted(rows, key=rotated)

@@ -99,3 +99,20 @@ def test_above_the_exact_bound_the_statement_reads_the_hnsw_index(db, semantic_o
         })
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert ("memoryvector_embedding_hnsw" in plan) == (search == "indexed"), plan
+
+
+def test_an_anchor_whose_lexical_neighbours_fill_the_bound_is_not_probed_by_vector(db, semantic_on, encoder):
+    """Semantic rows only fill what the lexical probe leaves of the bound: with 31 lexical
+    neighbours the arm would add nothing, so no statement reads the vectors for it."""
+    from django.test.utils import CaptureQueriesContext
+
+    bank = Bank.new()
+    same = bank.add_many([dict(statement=f"The owner keeps the garden shed key number {i}.", subject="garden shed")
+                          for i in range(bounds.RECON_GROUP_MAX_MEMBERS + 2)])
+    anchor, near = same[0], bank.add("Daily rides by bicycle get them to the office.", subject="transport")
+    bank.vector(anchor, basis(0), encoder)
+    bank.vector(near, blend(0, 1, 0.95), encoder)
+    with CaptureQueriesContext(connection) as captured:
+        found = neighbour_ids(bank, anchor)
+    assert len(found) == bounds.RECON_GROUP_MAX_MEMBERS - 1 and near not in found
+    assert not any("recall_memoryvector" in query["sql"] for query in captured.captured_queries)
