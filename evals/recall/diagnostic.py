@@ -53,7 +53,7 @@ from recall.domain import RecallRequest
 from reconsolidation import bounds, driver
 from reconsolidation.errors import Conflict, StaleInputs
 from reconsolidation.models import ReconsolidationOperation
-from reconsolidation.services.operations import operation_approve
+from reconsolidation.services.operations import operation_approve, operation_reject
 from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -96,9 +96,10 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="a .npz text -> vector cache for the bank's vectors (read, then extended), so a run "
                              "with a large --noise does not spend its time encoding; queries are always encoded")
     parser.add_argument("--approved-updates", action="store_true",
-                        help="before recalling, dream over the bank (rules provider, reviewed mode) and approve "
-                             "every update it proposes (end_superseded: a later statement ended an earlier one), "
-                             "as an owner keeping up with the review queue would; nothing else is approved")
+                        help="before recalling, dream over the bank (rules provider, reviewed mode) and decide "
+                             "every update it proposes (end_superseded: a later statement ended an earlier one) as "
+                             "an owner who knows their own life: approved when the corpus says it is a real update, "
+                             "rejected otherwise; nothing else is decided")
     args = parser.parse_args(argv)
     try:
         args.floor_sweep = [float(v) for v in args.floor_sweep.split(",") if v.strip()]
@@ -159,15 +160,29 @@ def lexical_overlap(needs: list[dict], memories: dict[str, dict]) -> dict[str, s
     return tags
 
 
-def approve_updates(principal: Principal, now: datetime) -> dict:
-    """Dream until idle at ``now`` and approve every update proposed, repeatedly (an approval
-    frees room in the review queue, so a pass may propose more). The queue bound is lifted
-    for this run only: the question here is what approved updates do to recall."""
+def true_updates(needs: list[dict], new_id) -> set[tuple[str, str]]:
+    """(earlier belief, the statement that ended it) pairs the corpus says are real updates:
+    a need whose required evidence is the newer statement and whose invalid evidence is the
+    older one, as stored (``new_id`` maps corpus IDs to this run's)."""
+    return {(str(new_id(old)), str(new_id(current))) for n in needs
+            for old in n["invalid"] for current in n["required_evidence"]}
+
+
+def approve_updates(principal: Principal, now: datetime, correct: set[tuple[str, str]]) -> dict:
+    """Dream until idle at ``now`` and decide every update proposed as an owner who knows
+    their own life: approve it when the corpus says the later statement really ended the
+    earlier one (``correct``), reject it otherwise — the diagnostic bank holds several
+    parallel lineages of one holder ("my job now" six times over), so the rules also pair
+    statements of different lineages, which an owner would refuse. Repeated while a pass
+    decides something (an approval changes a belief, which can invalidate other pending
+    updates of it; the next pass proposes again what still applies). The queue bound is
+    lifted for this run only: the question here is what approved updates do to recall."""
     from django.test import override_settings
 
     dreaming = {"AGENT_MEMORY_RECONSOLIDATION_ENABLED": True, "AGENT_MEMORY_RECONSOLIDATION_MODE": "reviewed",
                 "AGENT_MEMORY_RECONSOLIDATION_PROVIDER": "rules"}
-    approved, stale, passes, kept_bound = 0, 0, 0, bounds.RECON_REVIEW_QUEUE_MAX
+    decided = {"approved": 0, "rejected": 0, "invalidated_before_decision": 0}
+    passes, kept_bound = 0, bounds.RECON_REVIEW_QUEUE_MAX
     bounds.RECON_REVIEW_QUEUE_MAX = 10 ** 6
     try:
         with override_settings(**dreaming):
@@ -177,23 +192,25 @@ def approve_updates(principal: Principal, now: datetime) -> dict:
                                       now=now, monotonic=lambda: 0.0)
                 with owner_context(principal):
                     pending = list(ReconsolidationOperation.objects.filter(kind="end_superseded", state="proposed")
-                                   .values_list("id", "revision"))
-                approved_before = approved
-                for operation_id, revision in pending:
+                                   .values_list("id", "revision", "clause_sources"))
+                before = decided["approved"] + decided["rejected"]
+                for operation_id, revision, (old_ids, (new_id,)) in pending:
+                    real = all((str(old), str(new_id)) in correct for old in old_ids)
+                    act = operation_approve if real else operation_reject
                     try:
-                        operation_approve(principal=principal, operation_id=operation_id, expected_revision=revision,
-                                          idempotency_key=f"diagnostic-update-{operation_id}", now=now)
+                        act(principal=principal, operation_id=operation_id, expected_revision=revision,
+                            idempotency_key=f"diagnostic-update-{operation_id}", now=now)
                     except (Conflict, StaleInputs):
-                        # an update approved just before changed one of this one's inputs, which
+                        # a decision just before changed one of this update's inputs, which
                         # invalidated it; the next pass proposes again what still applies
-                        stale += 1
+                        decided["invalidated_before_decision"] += 1
                         continue
-                    approved += 1
-                if approved == approved_before:  # nothing (more) to approve: every update applied
+                    decided["approved" if real else "rejected"] += 1
+                if decided["approved"] + decided["rejected"] == before:  # nothing more to decide
                     break
     finally:
         bounds.RECON_REVIEW_QUEUE_MAX = kept_bound
-    return {"approved": approved, "invalidated_before_approval": stale, "dream_passes": passes}
+    return {**decided, "dream_passes": passes}
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -249,7 +266,8 @@ def run(args: argparse.Namespace) -> dict:
         backfill = report.summary()
         rpt.note(f"backfilled {report.embedded} vectors in {report.seconds:.1f} s")
 
-    updates = approve_updates(principal, corpus.RECALL_NOW) if args.approved_updates else None
+    updates = (approve_updates(principal, corpus.RECALL_NOW, true_updates(all_needs, new_id))
+               if args.approved_updates else None)
 
     overlap = lexical_overlap(needs, memories_by_id)
     labels = [NeedLabel(
