@@ -36,36 +36,45 @@ from django.db import connection
 from psycopg import sql
 
 
-def insert_rows(table: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+def insert_rows(table: str, columns: Sequence[str], rows: Sequence[Sequence[object]], *,
+                new_ids: bool = False) -> None:
     """INSERT ``rows`` (tuples in ``columns`` order) into ``table`` in one statement.
 
     ``table`` and ``columns`` are code, never input. JSON values are passed wrapped
-    (``psycopg.types.json.Jsonb``), arrays as lists.
+    (``psycopg.types.json.Jsonb``), arrays as lists. With ``new_ids`` the ``id`` column is
+    left out of ``columns`` and the server fills it with a random UUID (``gen_random_uuid()``,
+    as ``uuid.uuid4`` would), for rows whose ID nobody keeps: a third fewer values to build
+    and send for a source, revision or journal entry.
     """
     if not rows:
         return
-    target, names = sql.Identifier(table), sql.SQL(", ").join(map(sql.Identifier, columns))
+    names = sql.SQL(", ").join(map(sql.Identifier, columns))
+    insert = sql.SQL("INSERT INTO {} ({}{})").format(sql.Identifier(table), sql.SQL("id, " if new_ids else ""), names)
+
+    def with_id(expressions: sql.Composable) -> sql.Composable:
+        return sql.SQL("gen_random_uuid(), {}").format(expressions) if new_ids else expressions
+
     # psycopg's own cursor (Django's wrapper has no COPY), with Django's error translation, so
     # callers catch django.db.IntegrityError as from any other write.
     with connection.cursor() as wrapper, connection.wrap_database_errors:
         cursor = wrapper.cursor
         if len(rows) < settings.BULK_INSERT_COPY_MIN_ROWS:
-            row = sql.SQL("({})").format(sql.SQL(", ").join(sql.Placeholder() * len(columns)))
-            cursor.execute(sql.SQL("INSERT INTO {} ({}) VALUES {}").format(target, names, sql.SQL(", ").join([row] * len(rows))),
-                           [value for row_values in rows for value in row_values])
+            row = sql.SQL("({})").format(with_id(sql.SQL(", ").join(sql.Placeholder() * len(columns))))
+            cursor.execute(sql.SQL("{} VALUES {}").format(insert, sql.SQL(", ").join([row] * len(rows))),
+                           [value for values in rows for value in values])
             return
         staging = sql.Identifier(f"staged_{table}")
         # WITH NO DATA reads no row; the staging table gets the target columns' exact types.
         cursor.execute(sql.SQL("CREATE TEMPORARY TABLE {} ON COMMIT DROP AS SELECT {} FROM {} WITH NO DATA")
-                       .format(staging, names, target))
+                       .format(staging, names, sql.Identifier(table)))
         cursor.execute("SELECT atttypid FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0"
                        " ORDER BY attnum", [f"pg_temp.staged_{table}"])
         types = [oid for (oid,) in cursor.fetchall()]
         with cursor.copy(sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(staging, names)) as copy:
             copy.set_types(types)
-            for row_values in rows:
-                copy.write_row(row_values)
-        cursor.execute(sql.SQL("INSERT INTO {} ({}) SELECT {} FROM {}").format(target, names, names, staging))
+            for values in rows:
+                copy.write_row(values)
+        cursor.execute(sql.SQL("{} SELECT {} FROM {}").format(insert, with_id(names), staging))
         cursor.execute(sql.SQL("DROP TABLE {}").format(staging))
 
 

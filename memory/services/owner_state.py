@@ -18,7 +18,7 @@ from memory.models import ErasureFence
 from veetbot.bulk import insert_rows
 from veetbot.identity import Principal
 
-_JOURNAL_COLUMNS = ("id", "tenant_id", "principal_id", "seq", "memory_id", "kind", "content_revision", "recorded_at")
+_JOURNAL_COLUMNS = ("tenant_id", "principal_id", "seq", "memory_id", "kind", "content_revision", "recorded_at")
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,9 @@ def change_journal_append(principal: Principal, entries: list[tuple[UUID, str, i
         return
     first = allocate(principal, journal=len(entries)).journal_seq
     insert_rows("memory_changejournal", _JOURNAL_COLUMNS, [
-        (uuid.uuid4(), principal.tenant_id, principal.principal_id, first + offset, memory_id, kind, revision, now)
+        (principal.tenant_id, principal.principal_id, first + offset, memory_id, kind, revision, now)
         for offset, (memory_id, kind, revision) in enumerate(entries)
-    ])
+    ], new_ids=True)
     by_kind: dict[str, list[UUID]] = {}
     for memory_id, kind, _ in entries:
         by_kind.setdefault(kind, []).append(memory_id)
