@@ -716,6 +716,41 @@ def test_import_writes_exactly_the_rows_the_row_by_row_importer_wrote(db, settin
     assert written == ROWS_BEFORE_COPY["tables"]
 
 
+TRANSPORTS = pytest.mark.parametrize("copy_min_rows", [10**9, 1], ids=["insert-values", "staged-copy"])
+
+
+@TRANSPORTS
+def test_a_reimport_of_the_demo_bank_writes_nothing(db, principal, settings, copy_min_rows):
+    settings.BULK_INSERT_COPY_MIN_ROWS = copy_min_rows
+    load(principal, DEMO_BANK.read_bytes())
+    before = docs.stored_rows(principal)
+    again = load(principal, DEMO_BANK.read_bytes())
+    assert (again.memories, again.events, again.sessions, again.people) == (0, 0, 0, 0)
+    assert docs.stored_rows(principal) == before
+
+
+@TRANSPORTS
+def test_imported_rows_stay_invisible_to_another_owner(db, principal, settings, copy_min_rows):
+    settings.BULK_INSERT_COPY_MIN_ROWS = copy_min_rows
+    load(principal, DEMO_BANK.read_bytes())
+    assert all(docs.stored_rows(principal)[table] for table in ("memory_memory", "memory_changejournal"))
+    other = new_principal()
+    assert docs.stored_rows(other) == {table: {} for table in docs.stored_rows(other)}
+    assert set(docs.row_counts(other).values()) == {0, None}
+
+
+@TRANSPORTS
+def test_a_clash_found_while_writing_is_reported_and_nothing_is_written(db, principal, settings, copy_min_rows):
+    """IDs another owner holds are found only when the insert fails (they are invisible): the
+    refusal comes after earlier tables and batches were written, and still nothing stays."""
+    settings.BULK_INSERT_COPY_MIN_ROWS, settings.IMPORT_BATCH_ROWS = copy_min_rows, 2
+    load(principal, docs.small_bank())
+    taken = stored_memories(principal)
+    copy = docs.small_bank()
+    copy["memories"][2]["id"] = sorted(taken)[0]
+    assert refused(new_principal(), copy) == [f"memories[2].id: {IN_USE}"]
+
+
 def test_the_demo_bank_imports_and_reimports_as_a_noop(db, principal):
     document = json.loads(DEMO_BANK.read_text())
     counts = load(principal, DEMO_BANK.read_bytes())
