@@ -8,8 +8,9 @@ afterwards), then imported again (which must write nothing).
 Reported: memories per second of the first import (``ImportCounts.seconds``: parse,
 validation, checks against the stored rows and every write, as the command reports it),
 where that time went (read = parse + validate + plan, then each write stage, from the
-importer's progress calls), the rows written per table, and the re-import's time and counts.
-Target: at least 5,000 memories/s at 100,000 memories.
+importer's progress calls), the CPU seconds of this process and of its database backend (what
+the import costs whatever else the machine runs), the rows written per table, and the
+re-import's time and counts. Target: at least 5,000 memories/s at 100,000 memories.
 
 The report (``<report-dir>/memory-bank-import-<UTC>-<commit>[-dirty].json``, never
 overwritten) holds the code identity, the corpus digest, the configuration and the numbers.
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Optional
 
 from django.conf import settings
+from django.db import connection
 
 from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
 from evals.recall import report as rpt
@@ -73,6 +75,31 @@ class StageClock:
         return phases
 
 
+class CpuClock:
+    """CPU seconds of this process (the client) and of its database backend (the server),
+    which is what an import costs whatever else the machine runs: the wall time of a run
+    beside other jobs depends on their load, these do not (much). The server's are read from
+    /proc, so only for a server on this machine (the embedded one); None otherwise."""
+
+    def __init__(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            self.backend = cursor.fetchone()[0]
+        self.client, self.server = time.process_time(), self._server()
+
+    def _server(self) -> Optional[float]:
+        try:
+            fields = Path(f"/proc/{self.backend}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    def spent(self) -> dict:
+        server = self._server()
+        return {"client": round(time.process_time() - self.client, 2),
+                "server": None if server is None or self.server is None else round(server - self.server, 2)}
+
+
 def row_counts(principal: Principal) -> dict[str, int]:
     with owner_context(principal):
         return {model._meta.db_table: model.objects.count() for model in TABLES}
@@ -91,14 +118,17 @@ def run(args: argparse.Namespace) -> dict:
     principal = Principal(tenant_id=uuid.uuid5(NAMESPACE, "tenant"), principal_id=uuid.uuid5(NAMESPACE, "principal"))
     with Database():
         server = server_version()
-        clock = StageClock(bar)
+        clock, cpu = StageClock(bar), CpuClock()
         first = memory_bank_import(principal=principal, data=data, now=NOW, progress=clock)
+        cpu_seconds = cpu.spent()
         bar.close()
         rows = row_counts(principal)
         rpt.note(f"imported {first.memories} memories in {first.seconds} s")
         again = memory_bank_import(principal=principal, data=data, now=NOW)
         unchanged = row_counts(principal) == rows
     rate = round(first.memories / first.seconds) if first.seconds else None
+    if cpu_seconds["server"] is not None:
+        cpu_seconds["memories_per_cpu_second"] = round(first.memories / (cpu_seconds["client"] + cpu_seconds["server"]))
     return {
         "kind": KIND, "started_at": started.isoformat(), "code": code,
         "configuration": {"memories": args.memories, "seed": args.seed, "owner_clock": NOW.isoformat(),
@@ -107,7 +137,7 @@ def run(args: argparse.Namespace) -> dict:
         "corpus": corpus,
         "result": {
             "import": first.model_dump(mode="json"), "memories_per_second": rate,
-            "phase_seconds": clock.phases(), "rows_written": rows,
+            "phase_seconds": clock.phases(), "cpu_seconds": cpu_seconds, "rows_written": rows,
             "reimport": {**again.model_dump(mode="json"), "rows_unchanged": unchanged},
         },
         "targets": {"memories_per_second_at_least": TARGET_MEMORIES_PER_SECOND,
@@ -127,6 +157,8 @@ def summary(report: dict) -> str:
         f"(target >= {report['targets']['memories_per_second_at_least']}: "
         f"{'met' if report['targets']['met'] else 'NOT met'})",
         "  phases (s): " + ", ".join(f"{k} {v}" for k, v in result["phase_seconds"].items()),
+        f"  CPU seconds: client {result['cpu_seconds']['client']}, server {result['cpu_seconds']['server']} "
+        f"({result['cpu_seconds'].get('memories_per_cpu_second')} memories per CPU second)",
         f"  re-import: {again['seconds']} s, counts {again['memories']}/{again['events']}/{again['sessions']}/"
         f"{again['people']}, rows unchanged: {again['rows_unchanged']}",
         f"  load average {machine_['load_average_at_start']} -> {machine_['load_average_at_end']} "
