@@ -127,7 +127,12 @@ EVENT_MAX_PARTS = 32
 MEMORY_DECAY_UNUSED_DAYS = env_int("MEMORY_DECAY_UNUSED_DAYS", 30)
 MEMORY_DECAY_FACTOR = float(os.environ.get("MEMORY_DECAY_FACTOR", "0.9"))
 MEMORY_DECAY_FLOOR = float(os.environ.get("MEMORY_DECAY_FLOOR", "0.2"))
-IMPORT_BATCH_ROWS = 2000
+# Rows per write batch of an import (and per ID list it looks up); every batch stages its rows
+# in temporary tables (veetbot.bulk), so fewer, larger batches spend less on catalog work.
+IMPORT_BATCH_ROWS = 10000
+# Inserts of at least this many rows go through a staging table and COPY (veetbot.bulk);
+# fewer rows cost less in one INSERT ... VALUES than the staging table's catalog work.
+BULK_INSERT_COPY_MIN_ROWS = 200
 # An import of more than one batch analyses its tables after the first (veetbot.statistics);
 # it waits this long for another transaction's ANALYZE lock, then goes on without.
 IMPORT_ANALYZE_LOCK_MS = 1000

@@ -14,8 +14,11 @@ from uuid import UUID
 from django.db import connection
 
 from memory import hooks
-from memory.models import ChangeJournal, ErasureFence
+from memory.models import ErasureFence
+from veetbot.bulk import insert_rows
 from veetbot.identity import Principal
+
+_JOURNAL_COLUMNS = ("tenant_id", "principal_id", "seq", "memory_id", "kind", "content_revision", "recorded_at")
 
 
 @dataclass(frozen=True)
@@ -66,13 +69,10 @@ def change_journal_append(principal: Principal, entries: list[tuple[UUID, str, i
     if not entries:
         return
     first = allocate(principal, journal=len(entries)).journal_seq
-    ChangeJournal.objects.bulk_create(
-        ChangeJournal(
-            tenant_id=principal.tenant_id, principal_id=principal.principal_id, seq=first + offset,
-            memory_id=memory_id, kind=kind, content_revision=revision, recorded_at=now,
-        )
+    insert_rows("memory_changejournal", _JOURNAL_COLUMNS, [
+        (principal.tenant_id, principal.principal_id, first + offset, memory_id, kind, revision, now)
         for offset, (memory_id, kind, revision) in enumerate(entries)
-    )
+    ], new_ids=True)
     by_kind: dict[str, list[UUID]] = {}
     for memory_id, kind, _ in entries:
         by_kind.setdefault(kind, []).append(memory_id)

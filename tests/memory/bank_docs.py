@@ -105,3 +105,32 @@ def row_counts(principal) -> dict:
         lock = OwnerLock.objects.values_list("next_creation_sequence", "next_journal_seq", "next_store_position").first()
     counts["OwnerLock"] = lock
     return counts
+
+
+# Each table's natural key; the surrogate IDs of sources, revisions, journal entries and the
+# owner lock are random (uuid4), so they are left out of what is compared.
+_NATURAL_KEYS = {
+    "memory_person": ("id",), "memory_session": ("id",), "memory_event": ("id",), "memory_eventpart": ("id",),
+    "memory_memory": ("id",), "memory_memorysource": ("memory_id", "position"),
+    "memory_memoryrevision": ("memory_id", "revision"), "memory_changejournal": ("seq",),
+    "memory_ownerlock": ("tenant_id", "principal_id"),
+}
+_SURROGATE = {"memory_memorysource", "memory_memoryrevision", "memory_changejournal", "memory_ownerlock"}
+
+
+def stored_rows(principal) -> dict[str, dict[str, str]]:
+    """Every column of every row ``principal`` holds in the originals' tables (generated
+    columns included), as ``{table: {natural key: canonical JSON}}``: what an import wrote,
+    comparable across runs with the same owner, clock and document."""
+    from django.db import connection
+
+    rows: dict[str, dict[str, str]] = {}
+    with owner_context(principal), connection.cursor() as cursor:
+        for table, key in _NATURAL_KEYS.items():
+            drop = " - 'id'" if table in _SURROGATE else ""
+            cursor.execute(f"SELECT to_jsonb(t){drop} FROM {table} t")
+            rows[table] = {
+                "/".join(str(row[k]) for k in key): json.dumps(row, sort_keys=True)
+                for (row,) in ((json.loads(r) if isinstance(r, str) else r,) for (r,) in cursor.fetchall())
+            }
+    return rows

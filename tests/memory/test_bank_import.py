@@ -10,6 +10,7 @@ import io
 import json
 import sys
 import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -691,6 +692,63 @@ def test_import_creation_matches_live_creation(db, principal, doc):
     imported = stored_memories(principal)[doc["memories"][0]["id"]]
     assert live.creation_sequence == 4 and live.content_revision == imported.content_revision == 1
     assert journal(principal)[-1] == (str(live.id), "created", 1)
+
+
+ROWS_BEFORE_COPY = json.loads((Path(__file__).with_name("fixtures") / "demo-bank-import-rows.json").read_text())
+
+
+@pytest.mark.parametrize("copy_min_rows, batch_rows", [(1, 2000), (10**9, 2000), (200, 50)],
+                         ids=["all-staged-copy", "all-insert-values", "mixed-small-batches"])
+def test_import_writes_exactly_the_rows_the_row_by_row_importer_wrote(db, settings, copy_min_rows, batch_rows):
+    """Every column of every row (generated columns, provenance, revision snapshots, journal,
+    allocators) equals what the bulk_create importer wrote for the demo bank at 3919f60, with
+    the same owner and clock, whichever way ``veetbot.bulk.insert_rows`` carries the rows."""
+    import hashlib
+
+    from veetbot.identity import Principal
+
+    settings.BULK_INSERT_COPY_MIN_ROWS, settings.IMPORT_BATCH_ROWS = copy_min_rows, batch_rows
+    owner = Principal(tenant_id=uuid.UUID("7d0e8a3c-5b1f-4c2e-9a6d-2f4b8c1e0a57"),
+                      principal_id=uuid.UUID("3a9f1c7e-2d4b-4e8a-b6c5-9e0d1f2a3b4c"))
+    memory_bank_import(principal=owner, data=DEMO_BANK.read_bytes(), now=datetime(2026, 10, 1, 12, tzinfo=timezone.utc))
+    written = {table: {"rows": len(rows), "sha256": hashlib.sha256("\n".join(v for _, v in sorted(rows.items())).encode()).hexdigest()}
+               for table, rows in docs.stored_rows(owner).items()}
+    assert written == ROWS_BEFORE_COPY["tables"]
+
+
+TRANSPORTS = pytest.mark.parametrize("copy_min_rows", [10**9, 1], ids=["insert-values", "staged-copy"])
+
+
+@TRANSPORTS
+def test_a_reimport_of_the_demo_bank_writes_nothing(db, principal, settings, copy_min_rows):
+    settings.BULK_INSERT_COPY_MIN_ROWS = copy_min_rows
+    load(principal, DEMO_BANK.read_bytes())
+    before = docs.stored_rows(principal)
+    again = load(principal, DEMO_BANK.read_bytes())
+    assert (again.memories, again.events, again.sessions, again.people) == (0, 0, 0, 0)
+    assert docs.stored_rows(principal) == before
+
+
+@TRANSPORTS
+def test_imported_rows_stay_invisible_to_another_owner(db, principal, settings, copy_min_rows):
+    settings.BULK_INSERT_COPY_MIN_ROWS = copy_min_rows
+    load(principal, DEMO_BANK.read_bytes())
+    assert all(docs.stored_rows(principal)[table] for table in ("memory_memory", "memory_changejournal"))
+    other = new_principal()
+    assert docs.stored_rows(other) == {table: {} for table in docs.stored_rows(other)}
+    assert set(docs.row_counts(other).values()) == {0, None}
+
+
+@TRANSPORTS
+def test_a_clash_found_while_writing_is_reported_and_nothing_is_written(db, principal, settings, copy_min_rows):
+    """IDs another owner holds are found only when the insert fails (they are invisible): the
+    refusal comes after earlier tables and batches were written, and still nothing stays."""
+    settings.BULK_INSERT_COPY_MIN_ROWS, settings.IMPORT_BATCH_ROWS = copy_min_rows, 2
+    load(principal, docs.small_bank())
+    taken = stored_memories(principal)
+    copy = docs.small_bank()
+    copy["memories"][2]["id"] = sorted(taken)[0]
+    assert refused(new_principal(), copy) == [f"memories[2].id: {IN_USE}"]
 
 
 def test_the_demo_bank_imports_and_reimports_as_a_noop(db, principal):
