@@ -6,13 +6,19 @@ keeps dreaming on the Celery workers and the owner reviews in the browser.
 Import a bank -> beat backfills vectors and dreams (a merge of the two Celsius copies is
 proposed) -> the owner approves the merge in the dashboard -> turn 1 (REST) freezes a prefix
 holding the merged item once and an original whose ID shares its first eight characters ->
-turn 2 (MCP) answers the same prefix bytes and delivers the river run -> the owner cites the
-merged item and the ambiguous short ID (MCP): only the merged item is credited, nothing for
-the short ID, never the merged twin -> the owner undoes the merge in the browser -> turn 3
-(MCP) reports the undo by the merged item's citation, the twin back as a memory of its own
--> the river run is forgotten (MCP) -> turn 4 (REST) keeps the prefix and names it erased,
-its words gone -> the look-alike in the prefix is erased (REST) -> turn 5 (MCP) withholds the
-prefix, its words gone for good.
+one MCP client session reports what the answer to turn 1 cited — the merged item and the
+ambiguous short ID: only the merged item is credited, never the merged twin, nothing for the
+short ID — and takes turn 2: the same prefix bytes, the river run delivered -> the owner
+undoes the merge in the browser -> turn 3 (MCP) reports the undo by the merged item's
+citation, the twin back as a memory of its own -> the river run is forgotten (MCP) -> turn 4
+(REST) keeps the prefix and names it erased, its words gone -> the look-alike in the prefix
+is erased (REST) -> turn 5 (MCP) withholds the prefix, its words gone for good.
+
+The derived item cited is the merge set's rendering. An approved summary of this bank never
+reaches a turn: recall offers a summary only in slots the originals leave and only when none
+of its clauses repeats a rendered original, and in hybrid recall the clause originals are
+always found first (the expansion arm brings a seed's siblings). Summary citations through
+both surfaces are held to the same rule in tests/mcp_server/test_conversation_tools.py.
 
 Every wait is a bounded look at observable state (vectors, proposals, settled dreaming);
 what the turns hold is fixed by the bank and the owner's actions, never by how far the
@@ -21,7 +27,6 @@ workers got: in reviewed mode dreaming only proposes, and nothing proposed is re
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import pytest
 
@@ -42,7 +47,6 @@ USAGE = ("utility", "last_used_at")  # what a credited citation changes, and onl
 EVIDENCE = ("evidence_at", "valid_from", "expires_at", "content_revision")  # what it never changes
 
 
-@dataclass
 class ConversationBank(AcceptanceBank):
     """The acceptance bank plus one original whose ID shares the first eight characters of
     the Celsius copy a merge keeps as its canonical (the older copy), so that a short
@@ -128,17 +132,24 @@ def test_a_conversation_keeps_its_prefix_while_the_owner_reviews_undoes_cites_an
     assert frozen[canonical]["operation_id"] == merge["id"] and f"[m:{canonical}]" in prefix
     assert river not in frozen and MARKER not in prefix
 
-    # Turn 2 (MCP): the same prefix bytes; this turn's own finds are new items.
-    second = mcp_turn(RIVER)
-    assert second["turn"] == 2 and second["snapshot"]["prefix"].encode() == prefix.encode()
-    assert river in items(second) and second["corrections"] == []
-
-    # The answer to turn 1 cited the merged item, and the look-alike's short ID, which is
-    # ambiguous: only the merged item is credited — never its merged twin, never its evidence.
+    # One MCP client session: the answer to turn 1 is reported — it cited the merged item and
+    # the look-alike's short ID, which is ambiguous — and turn 2 is taken.
     watched = (canonical, twin, lookalike)
     before = {i: memory(i) for i in watched}
-    report = mcp_call("cite", {"session_id": session_id, "turn": 1, "idempotency_key": "conversation-cite-1",
-                               "citations": [canonical, lookalike[:8]]})
+
+    async def cite_then_turn(client):
+        cited = await client.call_tool("cite", {"session_id": session_id, "turn": 1, "citations": [
+            canonical, lookalike[:8]], "idempotency_key": "conversation-cite-1"})
+        return cited, await client.call_tool("turn", {"session_id": session_id, "current_message": RIVER,
+                                                      "ceiling": "restricted"})
+
+    cited, turned = mcp.run(token, cite_then_turn)
+    assert not cited.is_error and not turned.is_error, (cited.structured_content, turned.structured_content)
+    report, second = cited.structured_content, turned.structured_content
+    # Turn 2: the same prefix bytes; this turn's own finds are new items.
+    assert second["turn"] == 2 and second["snapshot"]["prefix"].encode() == prefix.encode()
+    assert river in items(second) and second["corrections"] == []
+    # Only the merged item is credited: never its merged twin, never its evidence; the short ID nothing.
     assert [(c["outcome"], c["id"]) for c in report["citations"]] == [("credited", canonical), ("ambiguous", None)]
     after = {i: memory(i) for i in watched}
     # Imported memories start at full utility (bounded at 1.0): the credit shows as their last use.
