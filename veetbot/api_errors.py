@@ -86,6 +86,8 @@ def _service_error(exc) -> Response | None:
         return error_response("not_found", 404, [_service_problem(p) for p in exc.problems])
     if isinstance(exc, errors.NotFound):
         return error_response("not_found", 404)
+    if isinstance(exc, errors.StateConflict):
+        return error_response("conflict", 409, [_service_problem(p) for p in exc.problems])
     if isinstance(exc, errors.Conflict):
         if hasattr(exc, "api_field") and hasattr(exc, "api_problem"):
             return error_response("conflict", 409, [problem(exc.api_field, exc.api_problem)])

@@ -14,6 +14,8 @@ Thin, like every /v1 view (``memory.api.views.OwnerApiView``: the API flag, bear
 from __future__ import annotations
 
 import re
+from datetime import datetime
+from uuid import UUID
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -28,7 +30,7 @@ from recall.snapshots import selectors, services
 from recall.snapshots.domain import CITATION_OUTCOMES, CORRECTION_REASONS, TurnView
 from veetbot import api_errors
 from veetbot.clock import utcnow
-from veetbot.identity import SCOPE_READ, SCOPE_WRITE
+from veetbot.identity import SCOPE_READ, SCOPE_WRITE, Principal
 
 TURN_MAX = 999_999  # what the path parser reads; turns are bounded far lower (RECALL_SNAPSHOT_MAX_TURNS)
 _TURN = re.compile(r"[0-9]{1,6}")
@@ -117,7 +119,8 @@ TURN = OpenApiParameter("turn", {"type": "integer", "minimum": 1, "maximum": TUR
                         description="The turn's number (anything else names nothing and is not_found).")
 
 
-def _turn_number(raw: str) -> int:
+def turn_number(raw: str) -> int:
+    """A turn named in a path (or an MCP argument): 1..TURN_MAX, anything else names nothing."""
     if not _TURN.fullmatch(raw) or int(raw) < 1:
         raise api_errors.NotFound()
     return int(raw)
@@ -135,9 +138,10 @@ class SessionTurnsView(OwnerApiView):
             "as the conversation's prefix (one per conversation). Every later turn answers the same prefix bytes "
             "plus a turn context: its own assembly without what the prefix holds, then corrections of what the "
             "conversation was told that no longer holds (named by citation, never with erased content). The first "
-            "turn fixes ceiling, scope, belief_types and selection_mode (another value later is validation_error "
-            f"differs_from_snapshot); at most {settings.RECALL_SNAPSHOT_MAX_TURNS} turns (then conflict "
-            "limit_reached). Not idempotent: each call is the next turn."),
+            "turn fixes ceiling, scope, belief_types and selection_mode (another value later is conflict "
+            "differs_from_snapshot: the conversation is frozen with them); at most "
+            f"{settings.RECALL_SNAPSHOT_MAX_TURNS} turns (then conflict limit_reached). Not idempotent: each call is "
+            "the next turn."),
         parameters=[SESSION_ID],
         request=ConversationTurn,
         responses={200: TurnSerializer, **schema.WRITE_ERRORS},
@@ -146,10 +150,17 @@ class SessionTurnsView(OwnerApiView):
         session_id = parsing.path_id(session_id)
         parsing.query(request, {})
         body, _data = parsing.body(request, ConversationTurn)
-        refuse_blank(body.current_message, "current_message")
-        view = services.conversation_turn(principal=self.principal, session_id=session_id, need=body.need(),
-                                          filters=body.hard_filters(), now=utcnow(), **body.allowance())
-        return Response(TurnSerializer(_turn_data(view)).data)
+        return Response(turn_requested(principal=self.principal, session_id=session_id, body=body, now=utcnow()))
+
+
+def turn_requested(*, principal: Principal, session_id: UUID, body: ConversationTurn, now: datetime) -> dict:
+    """One conversation turn, rendered: what POST /v1/sessions/{id}/turns does after parsing,
+    shared with the MCP ``turn`` tool, so both surfaces freeze, repeat and correct a
+    conversation by one rule (the same snapshot, whichever surface took which turn)."""
+    refuse_blank(body.current_message, "current_message")
+    view = services.conversation_turn(principal=principal, session_id=session_id, need=body.need(),
+                                      filters=body.hard_filters(), now=now, **body.allowance())
+    return TurnSerializer(_turn_data(view)).data
 
 
 class SessionSnapshotView(OwnerApiView):
@@ -186,14 +197,23 @@ class TurnCitationsView(OwnerApiView):
     )
     def post(self, request, session_id: str, turn: str):
         session_id = parsing.path_id(session_id)
-        turn_number = _turn_number(turn)
+        number = turn_number(turn)
         parsing.query(request, {})
         key = parsing.idempotency_key(request)
         body, _data = parsing.body(request, CitationReportBody)
-        report, replayed = services.citation_report(principal=self.principal, session_id=session_id,
-                                                    turn=turn_number, citations=body.citations,
-                                                    idempotency_key=key, now=utcnow())
-        response = Response(CitationReportSerializer(report).data)
+        data, replayed = citations_requested(principal=self.principal, session_id=session_id, turn=number,
+                                             key=key, body=body, now=utcnow())
+        response = Response(data)
         if replayed:
             response["Idempotency-Replayed"] = "true"
         return response
+
+
+def citations_requested(*, principal: Principal, session_id: UUID, turn: int, key: str, body: CitationReportBody,
+                        now: datetime) -> tuple[dict, bool]:
+    """One citation report, once per key: what POST /v1/sessions/{id}/turns/{turn}/citations
+    does after parsing, shared with the MCP ``cite`` tool — one receipt namespace, so the same
+    key and citations replay across the two surfaces. (The report's body, replayed)."""
+    report, replayed = services.citation_report(principal=principal, session_id=session_id, turn=turn,
+                                                citations=body.citations, idempotency_key=key, now=now)
+    return CitationReportSerializer(report).data, replayed

@@ -31,7 +31,7 @@ from uuid import UUID
 
 from django.conf import settings
 
-from memory.errors import Conflict, Invalid, MissingReference, NotFound
+from memory.errors import Conflict, Invalid, MissingReference, NotFound, StateConflict
 from memory.models import Session
 from memory.services.originals import memory_record_usage
 from memory.services.owner_state import lock_owner
@@ -80,7 +80,7 @@ def conversation_turn(*, principal: Principal, session_id: UUID, need: ContextNe
                       monotonic: Callable[[], float] = time.monotonic) -> TurnView:
     """One turn of a conversation (see the module docstring). ``filters``: ceiling, scope,
     belief_types, exclude_ids, selection_mode — all but the exclusions fixed by the first turn
-    (a later turn naming others is a validation_error)."""
+    (a later turn naming others is a ``StateConflict``: the conversation is frozen with them)."""
     now = now or utcnow()
     filters = {**filters, "as_of": None}
     with owner_context(principal):
@@ -121,7 +121,7 @@ def _check_shared_filters(snapshot: ContextSnapshot, filters: dict) -> None:
     differing = [f"{name}: differs_from_snapshot" for name in SHARED_FILTERS
                  if (tuple(filters[name]) if name == "belief_types" else filters[name]) != frozen[name]]
     if differing:
-        raise Invalid(differing)
+        raise StateConflict(differing)
 
 
 def _later_turn(principal: Principal, snapshot: ContextSnapshot, filters: dict, *, need, max_items, max_tokens, now,

@@ -41,6 +41,14 @@ class Stack:
         """An owner and its token, made by the operator command (as a deployment would)."""
         return stack.manage_json(self.env, "create_owner", "--name", name)
 
+    def vectors_backfilled(self, principal_id: str, originals: int) -> bool:
+        """Beat has written a vector for each of the owner's ``originals``: from now on every
+        search of theirs is hybrid, whatever the workers do next."""
+        with self.database.connect() as conn:
+            (count,) = conn.execute("SELECT count(*) FROM recall_memoryvector WHERE principal_id = %s",
+                                    [principal_id]).fetchone()
+        return count == originals
+
     def dreaming_settled(self, principal_id: str) -> bool:
         """The owner's dreaming is done for now: today's pass completed, no slice holds a
         lease and no group waits. A test that snapshots the owner's rows waits for this, so

@@ -12,15 +12,14 @@ them only in the owner's own message.
 """
 from __future__ import annotations
 
-import re
-
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from tests.acceptance import stack
 from tests.acceptance.bank import AcceptanceBank
+from tests.acceptance.dashboard import approve, browser_page, undo
 from tests.acceptance.waiting import dump_tables_containing, eventually
-from tests.review_ui.browser import launch
+from tests.review_ui.browser import sign_in
 
 pytestmark = pytest.mark.acceptance
 
@@ -32,29 +31,10 @@ def beliefs(result: dict) -> list[dict]:
     return [item for item in result["items"] if item["record_kind"] == "belief"]
 
 
-def sign_in(page, token: str) -> None:
-    page.goto("/review/sign-in")
-    page.fill("#id_token", token)
-    page.click("#sign-in")
-    page.wait_for_url(re.compile(r"/review/$"))
-
-
-def open_card(page, operation_id: str) -> None:
-    page.goto("/review/?lens=all")
-    page.click(f'li.card[data-operation="{operation_id}"] a')
-    page.wait_for_url(re.compile(f"/review/operations/{operation_id}"))
-
-
 @pytest.fixture
 def page(product):
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        context = browser.new_context(base_url=product.base_url, viewport={"width": 1200, "height": 800})
-        page = context.new_page()
-        page.set_default_timeout(15_000)
+    with browser_page(product.base_url) as page:
         yield page
-        context.close()
-        browser.close()
 
 
 def test_an_owner_imports_reviews_searches_undoes_and_erases_with_every_feature_on(product, page, tmp_path):
@@ -68,13 +48,8 @@ def test_an_owner_imports_reviews_searches_undoes_and_erases_with_every_feature_
     assert imported["memories"] == bank.memory_count
 
     # Beat: vectors for every original, then the day's dreaming pass, on the workers.
-    with product.database.connect() as conn:
-        def vectors() -> int:
-            (count,) = conn.execute("SELECT count(*) FROM recall_memoryvector WHERE principal_id = %s",
-                                    [owner["principal_id"]]).fetchone()
-            return count == bank.memory_count
-
-        eventually(vectors, timeout=180, what="beat backfilled a vector for every original")
+    eventually(lambda: product.vectors_backfilled(owner["principal_id"], bank.memory_count), timeout=180,
+               what="beat backfilled a vector for every original")
 
     def proposals() -> dict:
         found = {op["kind"]: op for op in api.journal(token, state="proposed")}
@@ -93,10 +68,7 @@ def test_an_owner_imports_reviews_searches_undoes_and_erases_with_every_feature_
     for operation in (merge, summary):
         expect(page.locator(f'li.card[data-operation="{operation["id"]}"]')).to_be_visible()
     for operation in (merge, summary):
-        open_card(page, operation["id"])
-        page.click("#action-approve")
-        page.wait_for_url(re.compile(r"feedback=approved"))
-        expect(page.locator("#detail-state")).to_have_text("Active")
+        approve(page, operation["id"])
 
     # One rendering per merge set, hybrid, with citations.
     after = api.search(token, "Which temperature units do I prefer for weather?")
@@ -153,12 +125,7 @@ def test_an_owner_imports_reviews_searches_undoes_and_erases_with_every_feature_
     assert derived_id not in {item["id"] for item in running["items"]}
 
     # Undo the merge in the browser: both copies render again.
-    open_card(page, merge["id"])
-    page.click("#action-undo-preview")
-    expect(page.locator("#affected li")).to_have_count(2)
-    page.click("#action-undo")
-    page.wait_for_url(re.compile(r"feedback=undone"))
-    expect(page.locator("#detail-state")).to_have_text("Undone")
+    undo(page, merge["id"], affected=2)
     undone = api.search(token, "Which temperature units do I prefer for weather?")
     assert set(bank.ids["celsius"]) <= {item["id"] for item in beliefs(undone)}
 

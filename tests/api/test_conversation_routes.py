@@ -47,11 +47,12 @@ def test_turns_freeze_the_prefix_and_answer_it_again_byte_for_byte(api, world):
     assert read.json()["turns"] == 2 and read.json()["prefix_sha256"] == body["snapshot"]["prefix_sha256"]
 
 
-def test_a_later_turn_with_other_filters_is_a_validation_error(api, world):
+def test_a_later_turn_with_other_filters_is_a_conflict_with_the_frozen_conversation(api, world):
+    """Well formed (a fresh conversation takes it), refused only by this conversation's state."""
     owner, session, _fee = world
     api.post(_turns(session), owner.token, TURN, key=None)
-    details = assert_error(api.post(_turns(session), owner.token, {**TURN, "ceiling": "public"}, key=None), 400,
-                           "validation_error")
+    details = assert_error(api.post(_turns(session), owner.token, {**TURN, "ceiling": "public"}, key=None), 409,
+                           "conflict")
     assert details == [{"field": "ceiling", "problem": "differs_from_snapshot"}]
 
 

@@ -1,5 +1,6 @@
 """Fixtures of the MCP suite: the app served by pytest-django's ``live_server`` on
-127.0.0.1, the official SDK client talking to it over real HTTP, and committed owners.
+127.0.0.1, the official SDK client talking to it over real HTTP (``client.Mcp``), and
+committed owners.
 
 ``live_server`` asks for ``transactional_db``; as in the dashboard suites it is replaced
 by ``committed_db`` (tests/conftest.py): committed data for the module, truncated once at
@@ -9,17 +10,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Optional
 
-import anyio
-import httpx2
 import pytest
-from mcp.client import Client, ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from memory import services
 from memory.models import IdempotencyReceipt, Memory
 from tests.factories import make_owner, owner_message
+from tests.mcp_server.client import Mcp
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -66,40 +63,6 @@ def owner(transactional_db) -> Owner:
 @pytest.fixture
 def other_owner(transactional_db) -> Owner:
     return Owner(*make_owner("Another owner"))
-
-
-@dataclass
-class Mcp:
-    """The SDK's own client against the live server's /v1/mcp."""
-
-    url: str
-
-    def run(self, token: Optional[str], work: Callable[[Any], Awaitable[Any]], *, legacy: bool = False,
-            responses: Optional[list] = None) -> Any:
-        """``work(client)`` inside one connection. ``Client`` negotiates (server/discover,
-        the sessionless 2026-07-28 revision); ``legacy`` drives a bare ``ClientSession``
-        through the initialize handshake of earlier revisions instead. ``responses``
-        collects every HTTP response of the exchange."""
-        headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
-
-        async def record(response):
-            if responses is not None:
-                responses.append(response)
-
-        async def main():
-            async with httpx2.AsyncClient(headers=headers, timeout=30, event_hooks={"response": [record]}) as http:
-                transport = streamable_http_client(self.url, http_client=http)
-                if legacy:
-                    async with transport as (read, write), ClientSession(read, write) as session:
-                        await session.initialize()
-                        return await work(session)
-                async with Client(transport) as client:
-                    return await work(client)
-
-        return anyio.run(main)
-
-    def call(self, token: str, tool: str, arguments: dict, **kwargs):
-        return self.run(token, lambda client: client.call_tool(tool, arguments), **kwargs)
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from tests.api.recon_builders import committed_merge
 from tests.factories import make_memory
 from veetbot.identity import SCOPE_READ, SCOPE_WRITE
 
-TOOLS = {"context", "search", "remember", "forget", "journal"}
+TOOLS = {"context", "search", "remember", "forget", "journal", "turn", "cite"}
 STATEMENT = "The owner prefers Celsius for weather."
 
 
@@ -53,7 +53,7 @@ def remember_args(event, key="remember-1", **overrides) -> dict:
 
 # --- the exchange ---------------------------------------------------------------------------
 
-def test_the_sdk_client_negotiates_the_sessionless_revision_and_lists_the_five_tools(mcp, owner):
+def test_the_sdk_client_negotiates_the_sessionless_revision_and_lists_the_tools(mcp, owner):
     async def work(client):
         return client.protocol_version, await client.list_tools()
 
@@ -99,7 +99,7 @@ def test_every_response_is_private_and_never_stored(mcp, owner):
     assert (got.status_code, got.headers["cache-control"]) == (405, "private, no-store")
 
 
-# --- the five operations ----------------------------------------------------------------------
+# --- the memory operations ----------------------------------------------------------------------
 
 def test_context_assembles_the_turn_exactly_as_the_rest_route_does(mcp, owner, live_server):
     memory = make_memory(owner.principal)

@@ -1,21 +1,25 @@
-"""The owner API's operations as MCP tools: context, search, remember, forget, journal.
+"""The owner API's operations as MCP tools: context, search, remember, forget, journal, and a
+conversation's turn and cite.
 
 Each tool *is* its REST route's use case, reached by another wire, not a copy of it:
 
 * its arguments are judged by the route's own rules — the strict pydantic body of the
-  route (``MemoryContext``, ``MemorySearch``, ``MemoryCreate``) or the route's query-string
-  ``parsing.Param`` specs — and the same ``parsing`` helpers, so a bad argument is the same
-  ``validation_error`` (or ``not_found``) with the same details, and nothing is written;
+  route (``MemoryContext``, ``MemorySearch``, ``MemoryCreate``, ``ConversationTurn``,
+  ``CitationReportBody``) or the route's query-string ``parsing.Param`` specs, and its path
+  IDs by the path's rule (a string that is not an ID names nothing: ``not_found``) — and the
+  same ``parsing`` helpers, so a bad argument is the same ``validation_error`` (or
+  ``not_found``) with the same details, and nothing is written;
 * its scope is the one the route's view declares for that method (``required_scopes``);
 * it calls the function the view calls once it has parsed (``context_requested``,
   ``search_requested``, ``memory_create_requested``, ``memory_erase_requested``,
-  ``journal_requested``), so services, selectors, RLS context, receipts and rendering are
-  shared — and whatever those gain (the context route's conversation snapshot/delta, say)
-  reaches MCP with no change here;
-* remember and forget take the route's Idempotency-Key as the ``idempotency_key``
+  ``journal_requested``, ``turn_requested``, ``citations_requested``), so services,
+  selectors, RLS context, receipts and rendering are shared — a conversation is one
+  snapshot whichever surface takes which turn, and whatever those gain reaches MCP with
+  no change here;
+* remember, forget and cite take the route's Idempotency-Key as the ``idempotency_key``
   argument, under the same rule and in the same receipt namespace (the same key and body
   replay across REST and MCP; a replay says ``idempotency_replayed`` in the result's
-  ``_meta``).
+  ``_meta``). A turn takes none, as its route takes none: each call is the next turn.
 
 A success is the route's JSON body as the tool's structured content (and as its text). A
 refusal is a tool error (``isError``) carrying the route's own envelope ``{"error":
@@ -28,10 +32,7 @@ no exception is let through to the SDK (whose logs and spans would carry its mes
 The tool functions are synchronous and touch the database: ``veetbot.mcp_server.transport``
 runs them on the request's own thread.
 
-Adding a tool is one ``OwnerTool`` here: a conversation turn (snapshot prefix plus next-turn
-delta, POST /v1/sessions/{id}/turns) would take ``ConversationTurn`` plus ``session_id`` as
-its arguments, ``SessionTurnsView.required_scopes["POST"]`` as its scopes, and call the
-turns route's use case once that view shares it as a function, as the views above do.
+Adding a tool is one ``OwnerTool`` here, over a use case its view shares as a function.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ import json
 import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
+from uuid import UUID
 
 from django.http import QueryDict
 from mcp_types import CallToolResult, TextContent, Tool, ToolAnnotations
@@ -50,7 +52,8 @@ from memory.api.inputs import MemoryCreate
 from memory.api.schema import IDEMPOTENCY_KEY
 from memory.api.serializers import MemorySerializer
 from memory.api.views import MemoryCollectionView, MemoryDetailView, memory_create_requested, memory_erase_requested
-from recall.api.inputs import MemoryContext, MemorySearch
+from recall.api import snapshots
+from recall.api.inputs import CitationReportBody, ConversationTurn, MemoryContext, MemorySearch
 from recall.api.views import MemoryContextView, MemorySearchView, context_requested, search_requested
 from reconsolidation.api import views as journal_views
 from veetbot import api_errors
@@ -111,11 +114,25 @@ def _with_key(schema: dict) -> dict:
             "required": [*schema.get("required", []), KEY]}
 
 
-def _replayed(outcome) -> Optional[dict]:
-    return {REPLAYED: True} if outcome.replayed else None
+def _replayed(replayed: bool) -> Optional[dict]:
+    return {REPLAYED: True} if replayed else None
 
 
-# --- the five operations -------------------------------------------------------------------
+def _path_id(raw: Any, name: str) -> UUID:
+    """An ID argument standing for a route's path ID: a string (else ``validation_error``),
+    then the path's rule — a string that is not a canonical UUID names nothing (``not_found``)."""
+    if not isinstance(raw, str):
+        raise api_errors.ValidationFailed([api_errors.problem(name, "missing" if raw is None else "string_type")])
+    return parsing.path_id(raw)
+
+
+def _with_ids(schema: dict, **ids: dict) -> dict:
+    """``schema`` with the path IDs ``ids`` (name -> schema) as its first, required arguments."""
+    return {**schema, "properties": {**ids, **schema["properties"]},
+            "required": [*ids, *schema.get("required", [])]}
+
+
+# --- the operations ------------------------------------------------------------------------
 
 def _read(model, requested) -> Callable[[Principal, Arguments], Answer]:
     """A read tool: the route's body model, then the route's shared use case."""
@@ -129,7 +146,7 @@ def _remember(principal: Principal, arguments: Arguments) -> Answer:
     key = parsing.checked_key(data.pop(KEY, None), KEY)
     body = parsing.validated(MemoryCreate, data)
     outcome = memory_create_requested(principal=principal, key=key, body=body, data=data, now=utcnow())
-    return MemorySerializer(outcome.value).data, _replayed(outcome)
+    return MemorySerializer(outcome.value).data, _replayed(outcome.replayed)
 
 
 MEMORY_ID_SCHEMA = {"type": "string", "format": "uuid", "description": (
@@ -139,21 +156,44 @@ MEMORY_ID_SCHEMA = {"type": "string", "format": "uuid", "description": (
 def _forget(principal: Principal, arguments: Arguments) -> Answer:
     rest = dict(arguments)
     raw_id, raw_key = rest.pop("memory_id", None), rest.pop(KEY, None)
-    if not isinstance(raw_id, str):
-        raise api_errors.ValidationFailed([api_errors.problem("memory_id", "missing" if raw_id is None
-                                                              else "string_type")])
-    memory_id = parsing.path_id(raw_id)
+    memory_id = _path_id(raw_id, "memory_id")
     query = _as_query(rest, parsing.CEILING_ONLY)
     key = parsing.checked_key(raw_key, KEY)
     outcome = memory_erase_requested(principal=principal, memory_id=memory_id, ceiling=query["ceiling"], key=key,
                                      now=utcnow())
-    return {"memory_id": str(memory_id), "erased": True}, _replayed(outcome)
+    return {"memory_id": str(memory_id), "erased": True}, _replayed(outcome.replayed)
 
 
 def _forget_schema() -> dict:
-    ceiling = _query_schema(parsing.CEILING_ONLY)
-    return _with_key({**ceiling, "properties": {"memory_id": MEMORY_ID_SCHEMA, **ceiling["properties"]},
-                      "required": ["memory_id", *ceiling["required"]]})
+    return _with_key(_with_ids(_query_schema(parsing.CEILING_ONLY), memory_id=MEMORY_ID_SCHEMA))
+
+
+SESSION_ID_SCHEMA = {"type": "string", "format": "uuid", "description": (
+    "The conversation's session ID (canonical hyphenated UUID; anything else names nothing and is not_found).")}
+TURN_SCHEMA = {**snapshots.TURN.type, "description": snapshots.TURN.description}
+
+
+def _turn(principal: Principal, arguments: Arguments) -> Answer:
+    data = dict(arguments)
+    session_id = _path_id(data.pop("session_id", None), "session_id")
+    body = parsing.validated(ConversationTurn, data)
+    return snapshots.turn_requested(principal=principal, session_id=session_id, body=body, now=utcnow()), None
+
+
+def _cite(principal: Principal, arguments: Arguments) -> Answer:
+    """The citations route's order: the path (session, turn), the key, then the body. A turn
+    that is an integer but no turn's number names nothing, as in the path."""
+    data = dict(arguments)
+    session_id = _path_id(data.pop("session_id", None), "session_id")
+    raw_turn = data.pop("turn", None)
+    if type(raw_turn) is not int:  # bool is an int to Python, not to JSON
+        raise api_errors.ValidationFailed([api_errors.problem("turn", "missing" if raw_turn is None else "int_type")])
+    turn = snapshots.turn_number(str(raw_turn))
+    key = parsing.checked_key(data.pop(KEY, None), KEY)
+    body = parsing.validated(CitationReportBody, data)
+    report, replayed = snapshots.citations_requested(principal=principal, session_id=session_id, turn=turn,
+                                                     key=key, body=body, now=utcnow())
+    return report, _replayed(replayed)
 
 
 def _journal(principal: Principal, arguments: Arguments) -> Answer:
@@ -201,6 +241,12 @@ class OwnerTool:
 
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
+
+def _writes(*, destructive: bool = False, idempotent: bool = True) -> ToolAnnotations:
+    """A tool that changes the owner's rows; idempotent when it takes an idempotency_key."""
+    return ToolAnnotations(read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent,
+                           open_world_hint=False)
+
 TOOLS: dict[str, OwnerTool] = {tool.name: tool for tool in (
     OwnerTool(
         name="context", title="Memory context for this turn",
@@ -227,8 +273,7 @@ TOOLS: dict[str, OwnerTool] = {tool.name: tool for tool in (
             "key and arguments replays it instead of writing twice. Needs memory.write."),
         scopes=MemoryCollectionView.required_scopes["POST"], input_schema=_with_key(_body_schema(MemoryCreate)),
         run=_remember,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                    open_world_hint=False)),
+        annotations=_writes()),
     OwnerTool(
         name="forget", title="Forget a memory",
         description=(
@@ -238,8 +283,7 @@ TOOLS: dict[str, OwnerTool] = {tool.name: tool for tool in (
         scopes=MemoryDetailView.required_scopes["DELETE"],
         input_schema=_forget_schema(),
         run=_forget,
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
-                                    open_world_hint=False)),
+        annotations=_writes(destructive=True)),
     OwnerTool(
         name="journal", title="Reconsolidation journal",
         description=(
@@ -249,6 +293,32 @@ TOOLS: dict[str, OwnerTool] = {tool.name: tool for tool in (
         scopes=journal_views.OperationCollectionView.required_scopes["GET"],
         input_schema=_query_schema(journal_views.LIST_QUERY), run=_journal, annotations=READ,
         precondition=journal_views.require_operation_surface, shape_error=journal_views.without_details),
+    OwnerTool(
+        name="turn", title="Conversation turn",
+        description=(
+            "One assistant turn of a conversation (POST /v1/sessions/{session_id}/turns): the first turn assembles "
+            "the context (as the context tool) and freezes it as the conversation's prefix; every later turn "
+            "answers the same prefix bytes (snapshot.prefix, cacheable by the model) plus this turn's context — "
+            "its new items, then [correction] notices naming by citation what the conversation was told that no "
+            "longer holds (erased, corrected, undone ...). snapshot.prefix_withheld: something the prefix copied "
+            "was erased; drop any cached copy. The first turn fixes ceiling, scope, belief_types and "
+            "selection_mode. Not idempotent: each call is the next turn. Needs memory.read and memory.write."),
+        scopes=snapshots.SessionTurnsView.required_scopes["POST"],
+        input_schema=_with_ids(_body_schema(ConversationTurn), session_id=SESSION_ID_SCHEMA), run=_turn,
+        annotations=_writes(idempotent=False)),
+    OwnerTool(
+        name="cite", title="Report a turn's citations",
+        description=(
+            "Report what the answer for one turn cited (POST /v1/sessions/{session_id}/turns/{turn}/citations): "
+            "the [m:<id>] citations, as IDs or unambiguous prefixes. A faithful citation of an item that turn "
+            "gave and that still holds raises that item's utility and last use only; an ambiguous short ID, an "
+            "item that no longer holds and a repeat change nothing. idempotency_key as for remember. Needs "
+            "memory.write."),
+        scopes=snapshots.TurnCitationsView.required_scopes["POST"],
+        input_schema=_with_key(_with_ids(_body_schema(CitationReportBody), session_id=SESSION_ID_SCHEMA,
+                                         turn=TURN_SCHEMA)),
+        run=_cite,
+        annotations=_writes()),
 )}
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from memory import services as memory_services
 from memory.domain import MemoryChanges
-from memory.errors import Invalid, NotFound
+from memory.errors import NotFound, StateConflict
 from recall.models import CitationReport, ContextSnapshot, ContextTurn, RecallTrace
 from recall.render import citation
 from recall.snapshots.selectors import snapshot_get
@@ -124,7 +124,7 @@ def test_erasing_the_conversation_erases_its_snapshot_turns_reports_and_traces(b
 def test_later_turns_keep_the_first_turns_filters(bank, passport):
     session = conversation(bank)
     turn(bank, session, day=2)
-    with pytest.raises(Invalid) as raised:
+    with pytest.raises(StateConflict) as raised:
         turn(bank, session, day=3, filters={"ceiling": "restricted", "belief_types": ("fact",)})
     assert raised.value.problems == ["ceiling: differs_from_snapshot", "belief_types: differs_from_snapshot"]
     turn(bank, session, day=3, filters={"exclude_ids": (passport["fee"],)})  # exclusions may differ
