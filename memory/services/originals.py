@@ -15,6 +15,7 @@ from uuid import UUID
 from memory import claims
 from memory.domain import CONTENT_FIELDS, MemoryChanges, MemoryContent, MemoryDraft, MemoryView
 from memory.errors import Conflict, Invalid, MissingReference, NotFound
+from memory.evidence import owner_message
 from memory.models import Event, EventPart, Memory, MemoryRevision, MemorySource, Rejection, Session
 from memory.selectors import memory_views
 from memory.services.owner_state import allocate, change_journal_append, lock_owner
@@ -58,7 +59,7 @@ def _missing_sources(drafts: Sequence[MemoryDraft], *, owner_evidence_only: bool
             elif parts.get(ref.part) != ref.event:
                 missing.append(f"{where}.part: not a part of that event")
             elif owner_evidence_only and (
-                event.kind != "user.message.created" or event.speaker != "owner" or event.excluded
+                not owner_message(event.kind, event.speaker) or event.excluded
             ):
                 missing.append(f"{where}.event: not an owner message")
     return missing
