@@ -29,7 +29,7 @@ RESULT_KEYS = ["query", "channel", "requested_channel", "fallback_reason", "sele
 ITEM_KEYS = ["id", "score", "subject", "statement", "belief_type", "polarity", "derivation", "authority",
              "attribution", "confidence", "sensitivity", "evidence_at", "valid_from", "expires_at",
              "content_revision", "sources", "record_kind", "operation_id", "operation_revision", "clauses",
-             "support_ids", "entity_ids"]
+             "support_ids", "entity_ids", "excerpts"]
 
 
 @pytest.fixture
