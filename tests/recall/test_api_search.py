@@ -74,6 +74,25 @@ def test_search_returns_the_recall_result_and_is_never_cached(api, owner, bank):
     assert trace.surface == "api" and trace.max_items == 20 and trace.max_tokens == 2000
 
 
+def test_search_items_carry_their_source_excerpts_only_with_the_setting_on(api, owner, bank, settings):
+    import hashlib
+
+    now = utcnow()
+    bank.add("The owner renewed the passport in May.", subject="passport", belief_type="fact",
+             at=now - timedelta(days=3))
+    said = bank.event().parts[0]
+    body = {"query": "passport renewal", "ceiling": "restricted"}
+    assert search(api, owner, body).json()["items"][0]["excerpts"] == []  # off by default
+    settings.RECALL_SOURCE_EXCERPTS_ENABLED = True
+    response = search(api, owner, body)
+    assert response.status_code == 200, response.content
+    (excerpt,) = response.json()["items"][0]["excerpts"]
+    assert list(excerpt) == ["event", "part", "created_at", "text", "text_sha256"]
+    assert (excerpt["event"], excerpt["part"], excerpt["text"]) == (str(bank.event().id), str(said.id), said.text)
+    assert excerpt["text_sha256"] == hashlib.sha256(said.text.encode()).hexdigest()
+    assert f'"{said.text}"' in response.json()["rendered"]
+
+
 def test_search_passes_budgets_channel_and_as_of_through(api, owner, bank):
     now = utcnow()
     bank.add_many([dict(statement=f"Passport note {n}.", subject=f"p {n}", belief_type="fact")
