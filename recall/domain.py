@@ -87,6 +87,18 @@ class SummaryClause(Value):
     source_ids: tuple[UUID, ...]
 
 
+class SourceExcerpt(Value):
+    """One whole text part of the owner's own message that formed a rendered original
+    (``recall.excerpts``): its stable event/part identity, when it was said, the text and
+    the text's SHA-256 (what the trace records in its place)."""
+
+    event: UUID
+    part: UUID
+    created_at: datetime
+    text: str
+    text_sha256: str
+
+
 class RecallItem(Value):
     """A recalled original (``record_kind`` belief) or, with reconsolidation on, a derived
     summary (retrieval-reconsolidation@2). A belief that represents an active merge set
@@ -117,6 +129,9 @@ class RecallItem(Value):
     # The original's entity IDs (a belief's; empty on a summary): context assembly's second
     # round searches the entities of round one's top results.
     entity_ids: tuple[str, ...] = ()
+    # With RECALL_SOURCE_EXCERPTS_ENABLED: the source excerpts rendered with this item (a
+    # belief's only; empty when off, when none is admissible or the allowance had no room).
+    excerpts: tuple[SourceExcerpt, ...] = ()
 
 
 class RecallStages(Value):

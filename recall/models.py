@@ -81,6 +81,9 @@ class RecallTrace(models.Model):
     # originals it withheld from rendering.
     floor_min_similarity = models.FloatField(null=True)
     floor_withheld = models.PositiveIntegerField(default=0, db_default=0)
+    # recall.excerpts: the SHA-256 of each source excerpt rendered, in rendering order (never
+    # the text; empty when excerpts are off or none was rendered).
+    excerpt_sha256 = ArrayField(models.CharField(max_length=64), default=list, db_default=[])
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(policy__len__gt=0), name="recalltrace_policy_nonempty")]

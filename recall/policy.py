@@ -2,7 +2,7 @@
 
 A recall's policy identity is the list of tags of the stages that ran, in pipeline order —
 ``recall@1`` always, then ``semantic@2``, ``expansion@2``, ``floor@1`` and
-``reconsolidation@3`` when they did — stored as ``RecallTrace.policy`` (``text[]``, never
+``reconsolidation@3`` and ``excerpts@1`` when they did — stored as ``RecallTrace.policy`` (``text[]``, never
 empty). A list cannot overflow a column whatever stages a later version adds, and nothing
 is ever cut to fit. Each tag names one versioned behaviour; a change of behaviour is a new
 tag, registered here — every tag is defined here and nowhere else, including the one for
@@ -21,9 +21,10 @@ SEMANTIC = "semantic@2"  # cosine rank of memory-text@1 vectors to a query-text@
 EXPANSION = "expansion@2"  # specific same-subject / same-entity siblings of the fused top, by query cosine
 FLOOR = "floor@1"  # the relevance floor withheld unrelated ranked originals from rendering
 RECONSOLIDATION = "reconsolidation@3"  # the read-time view registered in recall.hooks offered the items
+EXCERPTS = "excerpts@1"  # recall.excerpts: the kept originals were offered their owner source excerpts
 
 # Pipeline order: a trace lists the stages that ran in this order.
-REGISTERED: tuple[str, ...] = (RECALL, SEMANTIC, EXPANSION, FLOOR, RECONSOLIDATION)
+REGISTERED: tuple[str, ...] = (RECALL, SEMANTIC, EXPANSION, FLOOR, RECONSOLIDATION, EXCERPTS)
 
 
 class UnregisteredPolicyTag(ValueError):

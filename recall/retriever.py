@@ -32,7 +32,7 @@ from django.conf import settings
 
 from memory import vocabulary
 from memory.domain import SourceRef
-from recall import egress, encoders, hooks, policy, query_cache
+from recall import egress, encoders, excerpts, hooks, policy, query_cache
 from recall.arms import expansion, permitted, recent, semantic, sparse, structured
 from recall.domain import Channel, RecallItem, RecallRequest, RecallResult, RecallStages, SemanticList, Surface
 from recall.models import EMBEDDING_DIMENSIONS
@@ -133,7 +133,7 @@ def semantic_key(principal: Principal, request: RecallRequest, now: datetime, sp
 
 def recall(
     *, principal: Principal, request: RecallRequest, surface: str, encoder: Any = DEFAULT_ENCODER,
-    now: Optional[datetime] = None, semantic_from: Optional[SemanticList] = None,
+    now: Optional[datetime] = None, semantic_from: Optional[SemanticList] = None, frozen: bool = False,
 ) -> RecallResult:
     """Recall permitted originals for ``request.query`` within the request's budgets.
 
@@ -141,7 +141,11 @@ def recall(
     request's (the same query, predicates and instant; only the entity IDs may differ),
     its candidates are this recall's semantic list and the semantic arm is not searched
     again — context assembly's entity search repeats round one's query for this. The
-    rejoin still admits only originals permitted in this recall's own snapshot."""
+    rejoin still admits only originals permitted in this recall's own snapshot.
+
+    ``frozen``: the rendering becomes a conversation's frozen prefix, which never carries
+    source excerpts (``recall.excerpts``); otherwise, with the setting on, the kept originals
+    are offered theirs."""
     if surface not in SURFACES:
         raise ValueError(f"surface must be one of {', '.join(SURFACES)}")
     started = time.perf_counter()
@@ -157,9 +161,11 @@ def recall(
             request=request, params=read.params, ranked=ranking.eligible, rows=ranking.rows,
             rejoin=lambda ids: permitted.rejoin(read, ids), build=_item,
         )
-        rendered, items = _render(read, request, ranking, offer)
+        quoting = excerpts.admitted(request, frozen=frozen)
+        rendered, items = _render(read, request, ranking, offer, quoting)
         stages = _stages(found, ranking, rendered, offer)
-        trace_id = _trace(principal, now, surface, request, route, found, ranking, rendered, offer, stages, started)
+        trace_id = _trace(principal, now, surface, request, route, found, ranking, rendered, offer, stages, started,
+                          quoting)
 
     return RecallResult(
         query=request.query, channel=route.channel, requested_channel=route.requested,
@@ -253,15 +259,17 @@ def _rank(read: permitted.Read, found: _Candidates, fused: list[Ranked]) -> _Ran
     return _Ranking(rows=rows, ranked=ranked, floor=floor, withheld=withheld, eligible=eligible)
 
 
-def _render(read: permitted.Read, request: RecallRequest, ranking: _Ranking, offer: Optional[hooks.Offer]
-            ) -> tuple[Rendered, tuple[RecallItem, ...]]:
+def _render(read: permitted.Read, request: RecallRequest, ranking: _Ranking, offer: Optional[hooks.Offer],
+            quoting: bool) -> tuple[Rendered, tuple[RecallItem, ...]]:
     """Stage 5: the whole-item budget over what the read-time view offers (the eligible
-    ranked originals when none), then the sources of the items it kept."""
+    ranked originals when none), the kept originals' source excerpts in what the items
+    left (``quoting``: ``recall.excerpts.admitted``), then the sources of the items kept."""
     # Items are built lazily: the budget usually stops long before the ranked list ends.
     rendered = render(
         (_item(ranking.rows[r.id], r.score) for r in ranking.eligible) if offer is None else offer.items,
         max_items=request.max_items, max_tokens=request.max_tokens,
         admit=None if offer is None else offer.admit,
+        excerpts=(lambda kept: excerpts.read(read, kept)) if quoting else None,
     )
     sources = permitted.sources(read, [item.id for item in rendered.items])
     items = tuple(
@@ -290,7 +298,7 @@ def _stages(found: _Candidates, ranking: _Ranking, rendered: Rendered, offer: Op
 
 def _trace(principal: Principal, now: datetime, surface: str, request: RecallRequest, route: _Route,
            found: _Candidates, ranking: _Ranking, rendered: Rendered, offer: Optional[hooks.Offer],
-           stages: RecallStages, started: float) -> UUID:
+           stages: RecallStages, started: float, quoting: bool) -> UUID:
     """Stage 6: the content-free trace row, tagged with the stages that ran."""
     lists, floor = found.lists, ranking.floor
     return trace_write(principal=principal, now=now, facts=TraceFacts(
@@ -299,6 +307,7 @@ def _trace(principal: Principal, now: datetime, surface: str, request: RecallReq
             policy.EXPANSION if "expansion" in lists else None,
             policy.FLOOR if floor is not None else None,
             policy.RECONSOLIDATION if offer is not None else None,
+            policy.EXCERPTS if quoting else None,
         ),
         selection_mode=request.selection_mode, channel=route.channel, requested_channel=route.requested,
         fallback_reason=route.fallback, space=route.space if "semantic" in lists else "", ceiling=request.ceiling,
@@ -307,5 +316,5 @@ def _trace(principal: Principal, now: datetime, surface: str, request: RecallReq
         rendered_ids=stages.rendered_ids, rendered=rendered.text, rendered_tokens=rendered.tokens,
         elapsed_ms=(time.perf_counter() - started) * 1000.0, semantic_search=found.semantic_search,
         floor_min_similarity=floor.min_similarity if floor is not None else None,
-        floor_withheld=len(ranking.withheld),
+        floor_withheld=len(ranking.withheld), excerpt_sha256=excerpts.digests(rendered.items),
     ))

@@ -4,7 +4,8 @@ A trace holds the policy (the registered tags of the stages that ran, ``recall.p
 selection mode, channels, fallback, embedding space, how the semantic arm searched, ceiling,
 budgets, instant and the four stage ID lists (candidate, dense, ranked, rendered), the
 relevance floor in force and how many ranked originals it withheld, plus the SHA-256 and
-token count of the rendered text and the elapsed time. It must never hold a
+token count of the rendered text, the SHA-256 of each source excerpt rendered and the
+elapsed time. It must never hold a
 query, subject, statement, excerpt or rendered text: the staff admin may read this table.
 Written by the retriever inside the same owner context as the recall itself.
 """
@@ -48,6 +49,7 @@ class TraceFacts:
     semantic_search: str = ""
     floor_min_similarity: Optional[float] = None  # recall.ranking.floor in force (None: no floor applied)
     floor_withheld: int = 0  # ranked originals the floor withheld from rendering
+    excerpt_sha256: Sequence[str] = ()  # recall.excerpts: digests of the rendered excerpts, never their text
 
 
 def rendered_sha256(rendered: str) -> str:
@@ -58,10 +60,10 @@ _COLUMNS = (
     "id", "tenant_id", "principal_id", "created_at", "surface", "policy", "selection_mode", "channel",
     "requested_channel", "fallback_reason", "space", "ceiling", "max_items", "max_tokens", "as_of",
     "candidate_ids", "dense_ids", "ranked_ids", "rendered_ids", "rendered_sha256", "rendered_tokens", "elapsed_ms",
-    "semantic_search", "floor_min_similarity", "floor_withheld",
+    "semantic_search", "floor_min_similarity", "floor_withheld", "excerpt_sha256",
 )
 _ID_LISTS = ("candidate_ids", "dense_ids", "ranked_ids", "rendered_ids")
-_ARRAYS = {**{name: "uuid[]" for name in _ID_LISTS}, "policy": "text[]"}
+_ARRAYS = {**{name: "uuid[]" for name in _ID_LISTS}, "policy": "text[]", "excerpt_sha256": "text[]"}
 # One plain INSERT: the ORM's create quoted every ID of the four lists one by one (about a
 # thousand per hybrid recall), the largest single cost of a small owner's recall.
 _INSERT = "INSERT INTO {table} ({columns}) VALUES ({values})".format(
@@ -85,6 +87,7 @@ def trace_write(*, principal: Principal, facts: TraceFacts, now: datetime) -> UU
         "rendered_sha256": rendered_sha256(facts.rendered), "rendered_tokens": facts.rendered_tokens,
         "elapsed_ms": facts.elapsed_ms, "semantic_search": facts.semantic_search,
         "floor_min_similarity": facts.floor_min_similarity, "floor_withheld": facts.floor_withheld,
+        "excerpt_sha256": list(facts.excerpt_sha256),
     }
     with connection.cursor() as cursor:
         cursor.execute(_INSERT, row)

@@ -23,6 +23,7 @@ from uuid import UUID
 from django.db import connection
 
 from memory import vocabulary
+from memory.evidence import admitted_event
 from reconsolidation import bounds
 from reconsolidation.inventory import sql
 from reconsolidation.domain import InputRef
@@ -48,7 +49,7 @@ EVIDENCE = """
     FROM memory_memorysource s
     JOIN memory_event e ON e.id = s.event_id AND e.tenant_id = s.tenant_id AND e.principal_id = s.principal_id
     WHERE s.tenant_id = %(tenant_id)s AND s.principal_id = %(principal_id)s AND s.memory_id = ANY(%(ids)s::uuid[])
-      AND e.kind = 'user.message.created' AND e.speaker = 'owner' AND NOT e.excluded AND e.erased_at IS NULL
+      AND """ + admitted_event("e") + """
     ORDER BY s.memory_id, e.id
 """
 
@@ -88,7 +89,7 @@ _SESSIONS = """ARRAY(
     SELECT DISTINCT e.session_id FROM memory_memorysource s
     JOIN memory_event e ON e.id = s.event_id AND e.tenant_id = s.tenant_id AND e.principal_id = s.principal_id
     WHERE s.memory_id = m.id AND s.tenant_id = m.tenant_id AND s.principal_id = m.principal_id
-      AND e.kind = 'user.message.created' AND e.speaker = 'owner' AND NOT e.excluded AND e.erased_at IS NULL
+      AND """ + admitted_event("e") + """
     ORDER BY e.session_id)"""
 
 

@@ -222,6 +222,20 @@ RECALL_CITATION_SHORT_ID_MIN_CHARS = 8
 # What one faithful, unambiguous citation adds to the cited item's utility (bounded at 1.0).
 RECALL_CITATION_UTILITY_GAIN = 0.1
 
+# --- Source excerpts (recall/excerpts.py; ADR-0189 optional source recovery) --------------
+# Off by default. On, a rendered original may carry whole text parts of the owner's own
+# messages it was formed from (owner user.message.created, not excluded or erased, text
+# unchanged since recorded, from a session of the recall's own scope, the original not
+# corrected since formed), for a reader cleared for restricted content, never for a
+# historical (as_of) recall or a conversation's frozen prefix. Excerpts take only what the
+# items left of the token allowance and never an item slot. A part longer than the per-excerpt
+# bound is withheld, never cut (no misleading truncated quote).
+RECALL_SOURCE_EXCERPTS_ENABLED = env_flag("RECALL_SOURCE_EXCERPTS_ENABLED")
+RECALL_SOURCE_EXCERPT_MAX_CHARS = env_int("RECALL_SOURCE_EXCERPT_MAX_CHARS", 600)  # one part, whole
+RECALL_SOURCE_EXCERPTS_MAX_PER_ITEM = env_int("RECALL_SOURCE_EXCERPTS_MAX_PER_ITEM", 2)
+RECALL_SOURCE_EXCERPTS_MAX_PER_RECALL = env_int("RECALL_SOURCE_EXCERPTS_MAX_PER_RECALL", 20)
+RECALL_SOURCE_EXCERPTS_MAX_CHARS_PER_RECALL = env_int("RECALL_SOURCE_EXCERPTS_MAX_CHARS_PER_RECALL", 4000)
+
 # --- Reconsolidation@1 bounds (read by reconsolidation/bounds.py; names carry their unit) --
 RECON_DUE_TIME_UTC = os.environ.get("RECON_DUE_TIME_UTC", "03:00")  # daily due time per owner
 RECON_LEASE_SECONDS = 180

@@ -1,7 +1,7 @@
 """Run the recall diagnostic corpus through the real import, backfill and retriever; score stages.
 
 ``python -m evals.recall.diagnostic --noise 1000 --split development|holdout|all
---channels sparse,dense,hybrid,context,context-task,context-sparse --report-dir evals/reports``
+--channels sparse,dense,hybrid,context,context-task,context-sparse [--source-excerpts] --report-dir evals/reports``
 
 1. A fresh scratch owner in the configured database (its ID is printed; it is left in place
    unless ``--erase-after``).
@@ -20,6 +20,10 @@
    active entities) through ``recall.context.planner.assemble`` — at most 4 searches in 2
    rounds under the deadline and the same shared allowance — scored on the union of its
    searches' candidates and ranked originals and on what it rendered.
+   ``--source-excerpts`` runs every asked channel twice: as configured and as
+   ``<channel>+excerpts`` with RECALL_SOURCE_EXCERPTS_ENABLED on (``recall.excerpts``; the
+   ceiling here is restricted, so current needs may carry the owner's own words, historical
+   ones never), in the same process over the same bank, so the two are paired.
 5. ``evals.recall.scoring`` over the observed ``RecallResult.stages`` — recall per stage,
    and rendered precision with unrelated rendered items beside it; a JSON report (never
    overwriting) and a summary table on stdout.
@@ -65,6 +69,12 @@ from veetbot.rls import owner_context
 # arm -> (RECALL_CONTEXT_TASK_QUERY, the channel every search is given; None: the configured)
 CONTEXT_ARMS = {"context": (False, None), "context-task": (True, None), "context-sparse": (False, "sparse")}
 CHANNELS = ("sparse", "dense", "hybrid", *CONTEXT_ARMS)
+EXCERPT_ARM = "+excerpts"  # the suffix of a channel's twin run with source excerpts on (--source-excerpts)
+
+
+def base_channel(arm: str) -> str:
+    """The channel an arm runs (``hybrid+excerpts`` runs hybrid)."""
+    return arm.removesuffix(EXCERPT_ARM)
 SPLITS = ("development", "holdout", "all")
 CEILING = "restricted"
 KIND = "recall-diagnostic"
@@ -95,6 +105,9 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser.add_argument("--vector-cache", type=Path, default=None,
                         help="a .npz text -> vector cache for the bank's vectors (read, then extended), so a run "
                              "with a large --noise does not spend its time encoding; queries are always encoded")
+    parser.add_argument("--source-excerpts", action="store_true",
+                        help="also run every channel as <channel>+excerpts with RECALL_SOURCE_EXCERPTS_ENABLED on "
+                             "(rendered recall and rendered tokens are reported per arm and split)")
     parser.add_argument("--approved-updates", action="store_true",
                         help="before recalling, dream over the bank (rules provider, reviewed mode) and decide "
                              "every update it proposes (end_superseded: a later statement ended an earlier one) as "
@@ -110,7 +123,7 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
         parser.error("--channels must be a comma-separated subset of " + ",".join(CHANNELS))
     if args.noise < 0:
         parser.error("--noise must not be negative")
-    args.channels = channels
+    args.channels = channels + ([c + EXCERPT_ARM for c in channels] if args.source_excerpts else [])
     return args
 
 
@@ -221,7 +234,7 @@ def run(args: argparse.Namespace) -> dict:
     from django.test import override_settings
 
 
-    semantic = any(c not in ("sparse", "context-sparse") for c in args.channels)
+    semantic = any(base_channel(c) not in ("sparse", "context-sparse") for c in args.channels)
     if semantic:
         rpt.enable_semantic()
     configured_floor = settings.RECALL_RELEVANCE_SIMILARITY_MARGIN
@@ -282,6 +295,8 @@ def run(args: argparse.Namespace) -> dict:
         return tuple(inverse.get(str(i), str(i)) for i in ids)
 
     rounds: dict[str, int] = {}  # context assemblies by rounds run and what stopped them
+    # arm -> per need: (split, rendered tokens, excerpts rendered, items carrying one)
+    rendering: dict[str, list[tuple[str, int, int, int]]] = {}
 
     search_encoder = encoder if encoder is not None else retriever.DEFAULT_ENCODER
 
@@ -293,13 +308,14 @@ def run(args: argparse.Namespace) -> dict:
         context_need = ContextNeed(current_message=form["current_message"], task=form.get("task"),
                                    active_entities=tuple(remap_text(e) for e in form.get("active_entities", ())))
         began = time.perf_counter()
-        task_query, channel = CONTEXT_ARMS[arm]
+        task_query, channel = CONTEXT_ARMS[base_channel(arm)]
         filters = {"ceiling": CEILING, "as_of": as_of_of(need), **({"channel": channel} if channel else {})}
         with override_settings(RECALL_CONTEXT_TASK_QUERY=task_query):
             result = planner.assemble(principal, context_need, filters=filters,
                                       max_items=args.max_items, max_tokens=args.max_tokens, now=corpus.RECALL_NOW,
                                       encoder=search_encoder)
         elapsed = (time.perf_counter() - began) * 1000
+        record_rendering(arm, need, result.tokens, result.items)
         key = f"{arm}: {result.rounds} round(s)" + (f", stopped by {result.stopped}" if result.stopped else "")
         rounds[key] = rounds.get(key, 0) + 1
         fell_back = next((s for s in result.searches if s.fallback_reason), None)
@@ -312,22 +328,28 @@ def run(args: argparse.Namespace) -> dict:
     def search(need: dict, channel: str) -> tuple[Observation, float]:
         request = RecallRequest(
             query=need["query"], ceiling=CEILING, max_items=args.max_items, max_tokens=args.max_tokens,
-            as_of=as_of_of(need), channel=channel,
+            as_of=as_of_of(need), channel=base_channel(channel),
         )
         began = time.perf_counter()
         result = retriever.recall(principal=principal, request=request, surface="eval",
                                   encoder=search_encoder,
                                   now=corpus.RECALL_NOW)
         elapsed = (time.perf_counter() - began) * 1000
+        record_rendering(channel, need, result.rendered_tokens, result.items)
         stages = result.stages
         return Observation(
-            need_id=need["id"], channel=channel, effective_channel=result.channel,
+            need_id=need["id"], channel=channel,
+            effective_channel=channel if result.channel == base_channel(channel) else result.channel,
             fallback_reason=result.fallback_reason, candidate_ids=back(stages.candidate_ids),
             ranked_ids=back(stages.ranked_ids), rendered_ids=back(stages.rendered_ids),
             dense_ids=back(stages.dense_ids), lexical_ids=back(getattr(stages, "lexical_ids", ())),
             structured_ids=back(getattr(stages, "structured_ids", ())),
             below_floor_ids=back(stages.below_floor_ids),
         ), elapsed
+
+    def record_rendering(arm: str, need: dict, tokens: int, items) -> None:
+        rendering.setdefault(arm, []).append((need["split"], tokens, sum(len(i.excerpts) for i in items),
+                                              sum(1 for i in items if i.excerpts)))
 
     def recall_all(label: str) -> tuple[list[Observation], list[dict], dict[str, list[float]]]:
         observations: list[Observation] = []
@@ -336,10 +358,12 @@ def run(args: argparse.Namespace) -> dict:
         total = len(needs) * len(args.channels)
         done = 0
         rounds.clear()  # the last pass's assemblies are the ones reported
+        rendering.clear()
         for channel in args.channels:
             for need in needs:
-                observation, elapsed = (assemble(need, channel) if channel in CONTEXT_ARMS
-                                        else search(need, channel))
+                with override_settings(RECALL_SOURCE_EXCERPTS_ENABLED=channel.endswith(EXCERPT_ARM)):
+                    observation, elapsed = (assemble(need, channel) if base_channel(channel) in CONTEXT_ARMS
+                                            else search(need, channel))
                 latency[channel].append(elapsed)
                 observations.append(observation)
                 outcomes.append(need_outcome(label_by_id[need["id"]], observation))
@@ -402,7 +426,11 @@ def run(args: argparse.Namespace) -> dict:
                         "query_max_bytes": settings.RECALL_CONTEXT_QUERY_MAX_BYTES,
                         "arms": {arm: {"task_query": task_query, "channel": channel or "configured"}
                                  for arm, (task_query, channel) in CONTEXT_ARMS.items()}}
-            if set(CONTEXT_ARMS) & set(args.channels) else None,
+            if set(CONTEXT_ARMS) & {base_channel(c) for c in args.channels} else None,
+            "source_excerpts": {name: getattr(settings, name) for name in (
+                "RECALL_SOURCE_EXCERPT_MAX_CHARS", "RECALL_SOURCE_EXCERPTS_MAX_PER_ITEM",
+                "RECALL_SOURCE_EXCERPTS_MAX_PER_RECALL", "RECALL_SOURCE_EXCERPTS_MAX_CHARS_PER_RECALL")}
+            | {"arms": [c for c in args.channels if c.endswith(EXCERPT_ARM)]} if args.source_excerpts else None,
             "semantic_enabled_in_process": bool(settings.AGENT_MEMORY_SEMANTIC_ENABLED),
             "encoder": encoder.tuple.model_dump() | {"space": encoder.tuple.space} if encoder is not None else None,
             "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,
@@ -418,11 +446,28 @@ def run(args: argparse.Namespace) -> dict:
         "backfill": backfill,
         "approved_updates": updates,
         "latency_ms": {c: rpt.latency_stats(v) for c, v in latency.items()},
+        "rendering": rendering_report(rendering),
         "context_assemblies": dict(sorted(rounds.items())) if rounds else None,
         "scores": scores,
         "floor_sweep": sweep,
         "outcomes": outcomes,
     }
+
+
+def rendering_report(rendering: dict[str, list[tuple[str, int, int, int]]]) -> dict:
+    """Per arm, overall and per split: rendered tokens (n, p50, p95, mean over needs), the
+    excerpts rendered and the items that carried one (totals and per need)."""
+    def block(rows) -> dict:
+        n = len(rows)
+        return {"tokens": rpt.latency_stats([float(t) for _, t, _, _ in rows]),
+                "excerpts": sum(e for _, _, e, _ in rows), "items_with_excerpts": sum(i for _, _, _, i in rows),
+                "excerpts_per_need": round(sum(e for _, _, e, _ in rows) / n, 2) if n else None}
+
+    out = {}
+    for arm, rows in rendering.items():
+        splits = sorted({split for split, *_ in rows})
+        out[arm] = {"overall": block(rows), "by_split": {s: block([r for r in rows if r[0] == s]) for s in splits}}
+    return out
 
 
 def sweep_row(scores: dict) -> dict:
@@ -519,6 +564,20 @@ def summary(report: dict) -> str:
                      lat["p50"], lat["p95"]])
     out.append(rpt.table(["channel", "fallbacks", "unknown: trap rendered", "invalid rendered",
                           "distractor above evidence", "p50 ms", "p95 ms"], rows))
+    if report.get("rendering"):
+        out.append("")
+        out.append("rendered recall (%), rendered tokens (mean / p95) and source excerpts per need, by split")
+        rows = []
+        for c in channels:
+            rendered = scores[c]["stages"]["rendered"]
+            cells = report["rendering"].get(c, {})
+            for split, block in [*cells.get("by_split", {}).items(), ("all", cells.get("overall"))]:
+                if not block:
+                    continue
+                recall = rendered["overall"] if split == "all" else rendered["by_split"].get(split, {})
+                rows.append([c, split, rpt.fmt(recall.get("recall")), block["tokens"]["mean"], block["tokens"]["p95"],
+                             block["excerpts_per_need"]])
+        out.append(rpt.table(["arm", "split", "rendered", "tokens mean", "tokens p95", "excerpts/need"], rows))
     if report.get("context_assemblies"):
         out.append("context assemblies: " + ", ".join(f"{n} with {k}" for k, n in report["context_assemblies"].items()))
     return "\n".join(out)

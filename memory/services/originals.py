@@ -18,6 +18,7 @@ from psycopg.types.json import Jsonb
 from memory import claims
 from memory.domain import CONTENT_FIELDS, MemoryChanges, MemoryContent, MemoryDraft, MemoryView
 from memory.errors import Conflict, Invalid, MissingReference, NotFound
+from memory.evidence import admitted_event
 from memory.models import Memory, MemoryRevision, Rejection, Session
 from memory.selectors import memory_views
 from memory.services.owner_state import allocate, change_journal_append, lock_owner
@@ -73,11 +74,11 @@ def _missing_sources(drafts: Sequence[MemoryDraft], *, owner_evidence_only: bool
         cursor.execute(
             "SELECT s.n, e.id IS NULL, p.event_id IS DISTINCT FROM s.event_id"
             " FROM unnest(%s::uuid[], %s::uuid[]) WITH ORDINALITY AS s (event_id, part_id, n)"
-            " LEFT JOIN LATERAL (SELECT id, kind, speaker, excluded FROM memory_event"
+            " LEFT JOIN LATERAL (SELECT id, kind, speaker, excluded, erased_at FROM memory_event"
             "  WHERE id = s.event_id AND erased_at IS NULL LIMIT 1) e ON true"
             " LEFT JOIN LATERAL (SELECT event_id FROM memory_eventpart WHERE id = s.part_id LIMIT 1) p ON true"
             " WHERE e.id IS NULL OR p.event_id IS DISTINCT FROM s.event_id"
-            " OR (%s AND (e.kind <> 'user.message.created' OR e.speaker <> 'owner' OR e.excluded))"
+            f" OR (%s AND NOT ({admitted_event('e')}))"
             " ORDER BY s.n",
             [id_array(ref.event for _, _, ref in cited), id_array(ref.part for _, _, ref in cited), owner_evidence_only],
         )

@@ -70,6 +70,17 @@ class SummaryClauseSerializer(serializers.Serializer):
     source_ids = serializers.ListField(child=serializers.UUIDField(), help_text="The originals this clause repeats.")
 
 
+class SourceExcerptSerializer(serializers.Serializer):
+    event = serializers.UUIDField(help_text="The owner's message (a user.message.created event).")
+    part = serializers.UUIDField(help_text="The text part quoted, whole.")
+    created_at = serializers.DateTimeField(help_text="When the owner sent the message.")
+    text = serializers.CharField(help_text=(
+        "The part's text as stored (the rendering quotes it flattened, as data). At most "
+        f"{settings.RECALL_SOURCE_EXCERPT_MAX_CHARS} characters (RECALL_SOURCE_EXCERPT_MAX_CHARS)."))
+    text_sha256 = serializers.CharField(min_length=64, max_length=64, help_text=(
+        "SHA-256 of the text (hex): what the recall's trace records in its place."))
+
+
 class RecallItemSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     score = serializers.FloatField(help_text="Reciprocal-rank-fusion score; higher ranks first.")
@@ -105,6 +116,15 @@ class RecallItemSerializer(serializers.Serializer):
     entity_ids = serializers.ListField(
         child=serializers.CharField(), help_text="Belief only: the original's entity IDs (empty on a summary).",
     )
+    excerpts = SourceExcerptSerializer(many=True, help_text=(
+        "Belief only, and only with RECALL_SOURCE_EXCERPTS_ENABLED (default off; otherwise always empty): whole "
+        "parts of the owner's own messages this original was formed from, exactly those its rendered line "
+        "quotes — for a restricted-ceiling, current (no as_of) recall, from conversations of the recall's own "
+        "scope, never an erased, excluded, changed or another speaker's message nor one a correction "
+        "superseded. They use only what the items left of the token budget and never an item slot: "
+        f"at most {settings.RECALL_SOURCE_EXCERPTS_MAX_PER_ITEM} per item, "
+        f"{settings.RECALL_SOURCE_EXCERPTS_MAX_PER_RECALL} and "
+        f"{settings.RECALL_SOURCE_EXCERPTS_MAX_CHARS_PER_RECALL} characters per rendering."))
 
 
 class RecallResultSerializer(serializers.Serializer):

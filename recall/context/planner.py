@@ -77,9 +77,12 @@ class ContextResult:
 
 def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_items: int, max_tokens: int,
              now: datetime, monotonic: Callable[[], float] = time.monotonic,
-             encoder=retriever.DEFAULT_ENCODER) -> ContextResult:
+             encoder=retriever.DEFAULT_ENCODER, frozen: bool = False) -> ContextResult:
     """One turn's context. ``filters``: the RecallRequest fields every search shares
-    (ceiling, as_of, scope, belief_types, exclude_ids, selection_mode)."""
+    (ceiling, as_of, scope, belief_types, exclude_ids, selection_mode). ``frozen``: the
+    rendering becomes a conversation's frozen prefix, so no search offers source excerpts
+    (``recall.excerpts``); otherwise the items keep the excerpts their searches found and the
+    shared allowance re-budgets them with the items."""
     started = monotonic()
     deadline_s = float(settings.RECALL_CONTEXT_DEADLINE_SECONDS)
     ceiling = int(settings.RECALL_CONTEXT_MAX_SEARCHES)
@@ -95,7 +98,7 @@ def assemble(principal: Principal, need: ContextNeed, *, filters: dict, max_item
         request = RecallRequest(query=query, max_items=max_items, max_tokens=max_tokens, entity_ids=entity_ids,
                                 **filters)
         result = retriever.recall(principal=principal, surface="context", now=now, encoder=encoder,
-                                  request=request, semantic_from=semantic_from)
+                                  request=request, semantic_from=semantic_from, frozen=frozen)
         ranked.extend(result.stages.ranked_ids)
         candidates.extend(result.stages.candidate_ids)
         traces.append(SearchTrace(round=round_, purpose=purpose, trace_id=result.trace_id, channel=result.channel,

@@ -7,7 +7,8 @@ becomes turn two). Every later turn answers the same prefix bytes plus a turn co
 assembly with the prefix's originals excluded (a hard filter; derived items the prefix holds
 are left out after), the limitation notice, then the corrections of everything the
 conversation was given (``corrections``). A new conversation snapshots the current state; no
-turn reads the past (``as_of``). A turn takes no Idempotency-Key: like context assembly it is
+turn reads the past (``as_of``). Source excerpts (``recall.excerpts``, off by default) never
+enter the frozen prefix; a later turn's new items carry theirs in its turn context. A turn takes no Idempotency-Key: like context assembly it is
 a read, recording only content-free references, digests and trace IDs.
 
 ``citation_report`` — what the assistant's answer for one turn cited, once per Idempotency-Key.
@@ -96,8 +97,10 @@ def conversation_turn(*, principal: Principal, session_id: UUID, need: ContextNe
 
 def _first_turn(principal: Principal, session_id: UUID, filters: dict, *, need, max_items, max_tokens, now, encoder,
                 monotonic) -> TurnView:
+    # The prefix is frozen: it never carries source excerpts (new evidence belongs in the
+    # turn context, where a later turn's new items may carry theirs).
     result = planner.assemble(principal, need, filters=filters, max_items=max_items, max_tokens=max_tokens, now=now,
-                              monotonic=monotonic, encoder=encoder)
+                              monotonic=monotonic, encoder=encoder, frozen=True)
     items = [FrozenItem.of(item) for item in result.items]
     snapshot = ContextSnapshot.objects.create(
         **_owner(principal), session_id=session_id, created_at=now, prefix=result.rendered,

@@ -19,6 +19,8 @@ nothing compares all pairs. Values are always bound parameters.
 """
 from __future__ import annotations
 
+from memory.evidence import admitted_event
+
 # Owner user.message.created evidence that is neither excluded nor erased. (Sources and
 # events are tied to their original's owner by owner-bound foreign keys, and RLS applies.)
 OWNER_EVIDENCE = """
@@ -26,8 +28,7 @@ OWNER_EVIDENCE = """
         SELECT 1 FROM memory_memorysource s
         CROSS JOIN LATERAL (
             SELECT 1 FROM memory_event e
-            WHERE e.id = s.event_id AND e.kind = 'user.message.created' AND e.speaker = 'owner'
-              AND NOT e.excluded AND e.erased_at IS NULL
+            WHERE e.id = s.event_id AND """ + admitted_event("e") + """
             LIMIT 1
         ) e
         WHERE s.memory_id = {m}.id

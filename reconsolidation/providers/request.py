@@ -30,6 +30,7 @@ from uuid import UUID
 from django.conf import settings
 from pydantic import AwareDatetime, Field
 
+from memory.evidence import OWNER_EVIDENCE_KIND, OWNER_EVIDENCE_SPEAKER
 from reconsolidation import bounds
 from reconsolidation.domain import InputRef
 from reconsolidation.providers.contract import (
@@ -41,8 +42,8 @@ from reconsolidation.providers.envelopes import (
 )
 
 INPUT_SCHEMA = "reconsolidation-input@1"
-EVIDENCE_EVENT_KIND = "user.message.created"
-EVIDENCE_SPEAKER = "owner"
+EVIDENCE_EVENT_KIND = OWNER_EVIDENCE_KIND  # memory.evidence: the one definition of owner evidence
+EVIDENCE_SPEAKER = OWNER_EVIDENCE_SPEAKER
 
 DeferReason = Literal[
     "batch_full", "unknown_price", "above_slice_ceiling", "policy_mismatch", "source_missing", "source_changed",

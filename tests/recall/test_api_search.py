@@ -29,7 +29,7 @@ RESULT_KEYS = ["query", "channel", "requested_channel", "fallback_reason", "sele
 ITEM_KEYS = ["id", "score", "subject", "statement", "belief_type", "polarity", "derivation", "authority",
              "attribution", "confidence", "sensitivity", "evidence_at", "valid_from", "expires_at",
              "content_revision", "sources", "record_kind", "operation_id", "operation_revision", "clauses",
-             "support_ids", "entity_ids"]
+             "support_ids", "entity_ids", "excerpts"]
 
 
 @pytest.fixture
@@ -72,6 +72,25 @@ def test_search_returns_the_recall_result_and_is_never_cached(api, owner, bank):
     with owner_context(owner.principal):
         trace = RecallTrace.objects.get(id=body["trace_id"])
     assert trace.surface == "api" and trace.max_items == 20 and trace.max_tokens == 2000
+
+
+def test_search_items_carry_their_source_excerpts_only_with_the_setting_on(api, owner, bank, settings):
+    import hashlib
+
+    now = utcnow()
+    bank.add("The owner renewed the passport in May.", subject="passport", belief_type="fact",
+             at=now - timedelta(days=3))
+    said = bank.event().parts[0]
+    body = {"query": "passport renewal", "ceiling": "restricted"}
+    assert search(api, owner, body).json()["items"][0]["excerpts"] == []  # off by default
+    settings.RECALL_SOURCE_EXCERPTS_ENABLED = True
+    response = search(api, owner, body)
+    assert response.status_code == 200, response.content
+    (excerpt,) = response.json()["items"][0]["excerpts"]
+    assert list(excerpt) == ["event", "part", "created_at", "text", "text_sha256"]
+    assert (excerpt["event"], excerpt["part"], excerpt["text"]) == (str(bank.event().id), str(said.id), said.text)
+    assert excerpt["text_sha256"] == hashlib.sha256(said.text.encode()).hexdigest()
+    assert f'"{said.text}"' in response.json()["rendered"]
 
 
 def test_search_passes_budgets_channel_and_as_of_through(api, owner, bank):

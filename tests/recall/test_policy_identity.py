@@ -125,10 +125,12 @@ def test_all_stages_together_make_the_longest_policy_and_it_is_stored_whole(merg
     bank, encoder = merged_bank
     settings.AGENT_MEMORY_SEMANTIC_ENABLED = True
     settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED = True
-    result = bank.recall(QUERY, encoder=encoder, channel="hybrid")
+    settings.RECALL_SOURCE_EXCERPTS_ENABLED = True
+    result = bank.recall(QUERY, encoder=encoder, channel="hybrid", ceiling="restricted")
     with owner_context(bank.principal):
         stored = RecallTrace.objects.get(id=result.trace_id).policy
-    assert stored == ["recall@1", "semantic@2", "expansion@2", "floor@1", "reconsolidation@3"] == list(policy.REGISTERED)
+    assert stored == ["recall@1", "semantic@2", "expansion@2", "floor@1", "reconsolidation@3",
+                      "excerpts@1"] == list(policy.REGISTERED)
     assert len("+".join(stored)) > 40  # what the old varchar(40) column refused
 
 
