@@ -92,7 +92,8 @@ def test_the_dreaming_pass_proposes_merges_of_exact_duplicates_and_never_of_near
     summary = quickstart()
     dreaming = summary["dreaming"]
     assert {"AGENT_MEMORY_API_ENABLED", "AGENT_MEMORY_RECONSOLIDATION_API_ENABLED",
-            "AGENT_MEMORY_RECONSOLIDATION_ENABLED", "AGENT_MEMORY_SEMANTIC_ENABLED"} == set(summary["flags_enabled"])
+            "AGENT_MEMORY_RECONSOLIDATION_ENABLED", "AGENT_MEMORY_SEMANTIC_ENABLED",
+            "AGENT_MEMORY_MCP_ENABLED"} == set(summary["flags_enabled"])
     assert not settings.AGENT_MEMORY_RECONSOLIDATION_ENABLED  # on for the pass (and a served process) only
     assert dreaming["slices"] >= 1 and dreaming["stopped"] == "idle" and dreaming["generation_complete"]
     assert set(dreaming) >= {"slices", "anchors_scanned", "groups_processed", "operations", "generation_complete"}

@@ -123,9 +123,6 @@ def _operations(principal: Principal) -> list[tuple[str, str, str, frozenset]]:
                 ReconsolidationOperation.objects.values_list("kind", "state", "reason", "input_ids")]
 
 
-def _redundant(operations) -> int:
-    return redundant_summary_pairs([ids for kind, state, _reason, ids in operations
-                                    if kind == "summarize_related" and state in ("proposed", "committed")])
 
 
 def _banks(source: str) -> list[tuple[str, str, int]]:
@@ -163,7 +160,7 @@ def measure(source: str, *, instant: datetime, embed: bool, progress=None) -> di
         kinds.update(kind for kind, state, _reason, _ids in operations if state == "proposed")
         recorded.update(kind for kind, *_ in operations)
         reasons.update(f"{kind}:{reason}" for kind, _state, reason, _ids in operations)
-        redundant += _redundant(operations)
+        redundant += redundant_summary_pairs(principal)
         memories += count
         if progress is not None:
             progress(source, number, len(banks))

@@ -79,7 +79,7 @@ from veetbot.rls import owner_context
 # the configured encoder, so grouping's semantic neighbour arm runs and probes recall hybrid
 # (@1-@4 created no vectors: every probe was keyword-only); each observation counts the
 # channels its probes ran on.
-VERSION = pins.RUNNER_VERSION  # @7: the connections arm approves updates; proposals per 100 memories
+VERSION = pins.RUNNER_VERSION  # @8: redundant summaries by clause support, an update not counted
 REPO = pins.REPO
 CORPORA, DEFAULT_CORPUS = pins.CORPORA, pins.DEFAULT_CORPUS
 CORPUS_PATH, MANIFEST_PATH = CORPORA[DEFAULT_CORPUS]
@@ -305,10 +305,19 @@ def _dream(principal, kinds: Sequence[str], protocol: dict, instant: datetime, p
         _approve_pending(principal, kinds, now, None)
 
 
-def redundant_summary_pairs(supports: Sequence[frozenset]) -> int:
-    """Pairs of one owner's pending or active summaries whose support overlaps by a Jaccard
-    index of ``REDUNDANT_JACCARD`` or more: each such pair asks the owner twice for one thing."""
-    return sum(1 for a, b in combinations(supports, 2) if len(a & b) / len(a | b) >= REDUNDANT_JACCARD)
+def redundant_summary_pairs(principal) -> int:
+    """Pairs of the owner's pending or active summaries whose support (the originals their
+    clauses cite) overlaps by a Jaccard index of ``REDUNDANT_JACCARD`` or more: each such pair
+    asks the owner twice for one thing. A pending update of a committed summary is not a
+    second summary (approving it retires the first), so that pair is not counted."""
+    with owner_context(principal):
+        live = list(ReconsolidationOperation.objects.filter(kind="summarize_related", state__in=("proposed", "committed"))
+                    .values_list("id", "supersedes", "clause_sources"))
+    support = {op_id: frozenset(str(i) for ids in sources for i in ids) for op_id, _, sources in live}
+    replaces = {op_id: supersedes for op_id, supersedes, _ in live}
+    return sum(1 for a, b in combinations(support, 2)
+               if replaces[a] != b and replaces[b] != a
+               and len(support[a] & support[b]) / len(support[a] | support[b]) >= REDUNDANT_JACCARD)
 
 
 def _observe(case: dict, principal, inverse: dict, questions: dict, instant: datetime, *, reconsolidating: bool):
@@ -326,11 +335,9 @@ def _observe(case: dict, principal, inverse: dict, questions: dict, instant: dat
         live = Memory.objects.filter(status="active", erased_at__isnull=True).filter(
             Q(expires_at__isnull=True) | Q(expires_at__gt=instant))
         survivors = sorted(back(i) for i in live.values_list("id", flat=True))
-        summaries = [frozenset(ids) for ids in ReconsolidationOperation.objects.filter(
-            kind="summarize_related", state__in=("proposed", "committed")).values_list("input_ids", flat=True)]
         dreaming = {
             "memories": Memory.objects.count(),
-            "redundant_summary_pairs": redundant_summary_pairs(summaries),
+            "redundant_summary_pairs": redundant_summary_pairs(principal),
             "groups_processed": ReconsolidationGroup.objects.filter(state__in=("completed", "no_change")).count(),
             "abstained": ReconsolidationGroup.objects.filter(state="no_change").count(),  # no proposal
             "proposed": _by_kind(ReconsolidationOperation.objects.all()),

@@ -26,7 +26,7 @@ CORPORA = {
 }
 DEFAULT_CORPUS = "v2"
 # The comparison runner this evidence format belongs to (its files are pinned in the manifest).
-RUNNER_VERSION = "reconsolidation-runner@7"
+RUNNER_VERSION = "reconsolidation-runner@8"
 PINNED_FILES = ("corpus", "scorer", "f1")
 
 # How every probe recalls, and which proposal kinds each arm approves ("original" never dreams).

@@ -2,8 +2,8 @@
 
 A summary is worth proposing only where it says more than recall already renders
 (``summaries.worth_proposing``). Then, against the owner's live summaries (proposed or
-committed) of the same holder — the subject, person or entity every input shares — or with
-more than ``RECON_SUMMARY_MAX_SHARED_SUPPORT`` of the same support:
+committed) of the same holder — the subject, person or entity every input shares — or whose
+support overlaps its own by a Jaccard index of ``RECON_SUMMARY_MAX_SHARED_SUPPORT`` or more:
 
 * none: it is recorded as it is (``extractive_summary``);
 * one already covers its support: nothing is recorded (``summary_exists``);
@@ -58,6 +58,12 @@ def _support(clauses: Sequence[ClauseDraft]) -> frozenset[UUID]:
     return frozenset(memory_id for clause in clauses for memory_id in clause.source_ids)
 
 
+def shares_support(a: frozenset[UUID], b: frozenset[UUID]) -> bool:
+    """Whether two summaries' supports overlap by ``RECON_SUMMARY_MAX_SHARED_SUPPORT`` (a
+    Jaccard index) or more: then they would ask the owner about much the same facts twice."""
+    return summaries.jaccard(a, b) >= bounds.RECON_SUMMARY_MAX_SHARED_SUPPORT
+
+
 def _holders_of(ids: set[UUID]) -> dict[UUID, frozenset[str]]:
     """Each original's anchors (subject and entities), read once."""
     rows = Memory.objects.filter(id__in=list(ids)).values_list("id", "subject", "entity_ids")
@@ -91,8 +97,7 @@ def place(principal: Principal, views: dict[UUID, SourceView], clauses: Sequence
         raise ProposalRefused(why)
     holder = summaries.holder(list(views.values()))
     support = _support(clauses)
-    same = [live for live in _live_summaries(views, holder)
-            if live.holder & holder or summaries.jaccard(live.support, support) > bounds.RECON_SUMMARY_MAX_SHARED_SUPPORT]
+    same = [live for live in _live_summaries(views, holder) if live.holder & holder or shares_support(live.support, support)]
     if not same:
         return Placement(views=views, clauses=tuple(clauses), reason="extractive_summary")
     if any(support <= live.support for live in same):

@@ -242,7 +242,7 @@ def test_a_run_records_the_selected_corpus_version(db, version):
 
 def test_the_v2_manifest_pins_every_runner_file_and_the_runner_version():
     pinned = V2_MANIFEST["runner"]
-    assert pinned["version"] == runner.VERSION == "reconsolidation-runner@7"
+    assert pinned["version"] == runner.VERSION == "reconsolidation-runner@8"
     assert set(pinned["files"]) == {str(p.relative_to(ROOT)) for p in runner.RUNNER_FILES}
     for path, digest in pinned["files"].items():
         assert sha256(path) == digest, f"{path} changed: publish a new runner version and a new manifest"

@@ -113,3 +113,20 @@ def test_a_summary_of_one_conversation_is_not_proposed_and_of_two_it_is(owner, s
     (summary,) = by_kind(process(store, owner, [*one_conversation[:2], elsewhere], day_one + timedelta(hours=1)),
                          "summarize_related")
     assert {ref.memory_id for ref in summary.inputs} >= {one_conversation[0].id, elsewhere.id}
+
+
+def test_two_supports_are_one_summarys_at_the_shared_support_bound_and_not_just_below():
+    """RECON_SUMMARY_MAX_SHARED_SUPPORT is a Jaccard index: at it, the second summary would
+    ask about much the same facts and is folded into the first; just below, both may live."""
+    from uuid import uuid4
+
+    from reconsolidation import bounds
+    from reconsolidation.writers.summary_placement import shares_support
+
+    assert bounds.RECON_SUMMARY_MAX_SHARED_SUPPORT == 0.5
+    ids = [uuid4() for _ in range(7)]
+    at_bound = (frozenset(ids[0:3]), frozenset(ids[1:4]))  # 2 shared of 4: 0.5
+    just_below = (frozenset(ids[0:4]), frozenset(ids[2:7]))  # 2 shared of 7: 0.29
+    assert shares_support(*at_bound)
+    assert not shares_support(*just_below)
+    assert not shares_support(frozenset(ids[0:3]), frozenset(ids[3:6]))

@@ -2,8 +2,8 @@
 
 Idempotent: a second run reuses the database, owner, bank and vectors (the import and the
 backfill are no-ops) and issues a fresh token. It turns on every flag the product needs
-(``SERVER_FLAGS``: the API, the operation journal API, reconsolidation processing and
-semantic recall) for the server it starts, and says so. After the import it turns on
+(``SERVER_FLAGS``: the API, the operation journal API, reconsolidation processing,
+semantic recall and the MCP endpoint) for the server it starts, and says so. After the import it turns on
 AGENT_MEMORY_RECONSOLIDATION_ENABLED in this process (and says so) and runs one dreaming
 pass for the demo owner — slices until the scan generation is complete and no group is
 pending — then prints what the pass did: slices, groups and operations by kind/state
@@ -40,7 +40,7 @@ DEMO_PRINCIPAL = uuid.UUID("00000000-0000-4000-8000-0000000000a1")
 DEMO_BANK = Path(settings.BASE_DIR) / "evals" / "fixtures" / "demo-bank.json"
 # Switched on for the server the quick start runs (production defaults are off).
 SERVER_FLAGS = ("AGENT_MEMORY_API_ENABLED", "AGENT_MEMORY_RECONSOLIDATION_API_ENABLED",
-                "AGENT_MEMORY_RECONSOLIDATION_ENABLED", "AGENT_MEMORY_SEMANTIC_ENABLED")
+                "AGENT_MEMORY_RECONSOLIDATION_ENABLED", "AGENT_MEMORY_SEMANTIC_ENABLED", "AGENT_MEMORY_MCP_ENABLED")
 # A task the demo bank answers by meaning more than by words. Hybrid recall brings the
 # owner's diet (pescatarian, eats fish, no meat), cooking habits and the dinner-party plan;
 # keyword recall alone finds one diet memory among Rosa's party, flights and cat cafes.
