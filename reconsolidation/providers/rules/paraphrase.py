@@ -21,21 +21,23 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Optional, Sequence
 
+from recall.lexicon import wordnet
 from reconsolidation.sources import SourceView
 from reconsolidation.providers.rules.equivalence import equivalence_key, normalize
 
-VERSION = "paraphrase-guards@1"
+VERSION = "paraphrase-guards@2"
 GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", "modality", "tense", "status",
-          "comparison", "direction", "relation", "role", "content")
+          "comparison", "direction", "relation", "role", "participants", "content")
 # What matched, the finite reason code a proposal carries (each at most 40 characters).
 MATCH_REORDERED = "paraphrase_reordered"  # same content words, other order or function words
 MATCH_WORD_FORMS = "paraphrase_word_forms"  # differing words are other forms of the same words
 MATCH_RESTATED = "paraphrase_restated"  # the same words said again later (only valid_from differs)
-MATCH_CODES = (MATCH_REORDERED, MATCH_RESTATED, MATCH_WORD_FORMS)  # weakest last
+MATCH_SYNONYMS = "paraphrase_synonyms"  # differing words are WordNet synonyms in their dominant sense
+MATCH_CODES = (MATCH_REORDERED, MATCH_RESTATED, MATCH_WORD_FORMS, MATCH_SYNONYMS)  # weakest last
 
 FIELDS = ("attribution", "scope", "portable", "polarity", "belief_type", "claim_kind", "derivation", "sensitivity",
           "authority", "expires_at")
@@ -106,10 +108,12 @@ _TIME_UNITS = frozenset(("min", "hour", "day", "week", "month", "year"))
 @dataclass(frozen=True)
 class Verdict:
     """One pair's decision: ``refused`` is the first failing guard ('' when all pass), ``match``
-    what matched (a ``MATCH_CODES`` member when it passes)."""
+    what matched (a ``MATCH_CODES`` member when it passes) and, for synonyms, which words."""
 
     refused: str
     match: str = ""
+    # paraphrase_synonyms: each (words of one side, words of the other) the match substituted
+    substitutions: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -134,10 +138,24 @@ def _fold(text: str) -> str:
     return text
 
 
-def _tokens(text: str) -> list[tuple[str, bool, int]]:
-    """(token, capitalised, position) triples; possessive 's and n't split off."""
-    out: list[tuple[str, bool, int]] = []
-    for match in _WORD.finditer(_fold(text)):
+@dataclass(frozen=True)
+class _Piece:
+    """One token with where its word sits in the folded text: a substitution may replace only
+    whole words (never "does" of "doesn't", which would drop the negation)."""
+
+    token: str  # case folded
+    capital: bool
+    start: int
+    end: int
+    first: bool  # the first piece of its word
+    last: bool  # the last piece of its word
+
+
+def _pieces(folded: str) -> list[_Piece]:
+    """The tokens of already folded text; possessive 's and n't split off, hyphenated compounds
+    split into their parts ("office-day" is "office day"): each is classified."""
+    out: list[_Piece] = []
+    for match in _WORD.finditer(folded):
         raw = match.group(0)
         pieces = [raw]
         low = raw.casefold()
@@ -147,12 +165,16 @@ def _tokens(text: str) -> list[tuple[str, bool, int]]:
             pieces = [raw[:-2], "'s"]
         elif low.endswith("'") and len(low) > 1:
             pieces = [raw[:-1], "'s"]
-        # A hyphenated compound is its parts ("office-day" is "office day"): each is classified.
-        pieces = [part for piece in pieces for part in (piece.split("-") if "-" in piece else [piece])]
-        for piece in pieces:
-            if piece:
-                out.append((piece.casefold(), piece[:1].isupper(), len(out)))
+        pieces = [part for piece in pieces for part in (piece.split("-") if "-" in piece else [piece]) if part]
+        for index, piece in enumerate(pieces):
+            out.append(_Piece(piece.casefold(), piece[:1].isupper(), match.start(), match.end(), index == 0,
+                              index == len(pieces) - 1))
     return out
+
+
+def _tokens(text: str) -> list[tuple[str, bool, int]]:
+    """(token, capitalised, position) triples; possessive 's and n't split off."""
+    return [(piece.token, piece.capital, index) for index, piece in enumerate(_pieces(_fold(text)))]
 
 
 def _number(token: str) -> Optional[str]:
@@ -274,16 +296,72 @@ def _count(values: list[str]) -> list[tuple[str, int]]:
     return [(value, values.count(value)) for value in set(values)]
 
 
+def _names(mine: _Parsed, other: _Parsed) -> set[str]:
+    """Named entities; a sentence-initial capital is a name only if the other side does not
+    use the same word in lower case (it is then the start of a sentence, not a name)."""
+    first = mine.words[0] if mine.words else ""
+    found = set(mine.entities)
+    if first in found and first in other.content:
+        found.discard(first)
+    return found
+
+
 def _entities(a: _Parsed, b: _Parsed) -> bool:
-    """Equal named entities; a sentence-initial capital is a name only if the other side does
-    not use the same word in lower case (it is then the start of a sentence, not a name)."""
-    def names(mine: _Parsed, other: _Parsed) -> set[str]:
-        first = mine.words[0] if mine.words else ""
-        found = set(mine.entities)
-        if first in found and first in other.content:
-            found.discard(first)
-        return found
-    return names(a, b) == names(b, a)
+    """Equal named entities (``_names``)."""
+    return _names(a, b) == _names(b, a)
+
+
+_COPULA = frozenset("is are am was were be been being".split())
+_DETERMINERS = frozenset("the a an my his her their our your its".split())
+
+
+_PREPOSITIONS = frozenset("in on at for with to from of by about into onto near behind after before under over"
+                          " between among through across around against without within like than via per".split())
+
+
+def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[str, ...], frozenset]:
+    """Who takes part (names, the owner, relation words); the core ones — not after a
+    preposition, in order of first mention; and who is a possessor (``X's``, ``of [the] X``)."""
+    found: set[str] = set()
+    core: list[str] = []
+    possessors: set[str] = set()
+    words = parsed.words
+    for index, word in enumerate(words):
+        key = word if word in names else _singular(word)
+        if not (word in names or key == "owner" or key in _RELATION or word in _RELATION):
+            continue
+        found.add(key)
+        before = words[index - 1] if index else ""
+        if before in _DETERMINERS and index >= 2:
+            before = words[index - 2]
+        if before not in _PREPOSITIONS and key not in core:
+            core.append(key)
+        if (index + 1 < len(words) and words[index + 1] == "'s") or before == "of":
+            possessors.add(key)
+    return frozenset(found), tuple(core), frozenset(possessors)
+
+
+def _copular(parsed: _Parsed) -> bool:
+    """A form of "be" that is not the auxiliary of a progressive ("is reporting")."""
+    words = parsed.words
+    return any(word in _COPULA and not (index + 1 < len(words) and words[index + 1].endswith("ing"))
+               for index, word in enumerate(words))
+
+
+def _same_roles(a: _Parsed, b: _Parsed) -> bool:
+    """The same participants in the same roles. When neither side is copular, the core
+    participants (not after a preposition: "in Utrecht" may move) come in the same order —
+    who comes first is who acts ("Sam reports to the owner" is not "the owner reports to
+    Sam"); a copula says roles by possession instead, so order is free ("Triodos is the
+    owner's bank"). When both sides name possessors they must be the same ones ("Sam is the
+    owner's manager" is not "the owner is Sam's manager")."""
+    found_a, core_a, owns_a = _participants(a, _names(a, b))
+    found_b, core_b, owns_b = _participants(b, _names(b, a))
+    if found_a != found_b or len(found_a) < 2:
+        return True
+    if core_a != core_b and not (_copular(a) or _copular(b)):
+        return False
+    return not (owns_a and owns_b and owns_a != owns_b)
 
 
 def _topic(view: SourceView) -> frozenset:
@@ -298,9 +376,12 @@ def _topic(view: SourceView) -> frozenset:
 
 def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset()) -> bool:
     """A differing content word is another form of, or a compound containing, a word of ``other``
-    (or is contained in one of its compounds), or a word of the other side's topic (``_topic``)."""
+    (or is contained in one of its compounds), or a word of the other side's topic (``_topic``)
+    — never its antonym (WordNet), however alike the two look."""
     root = stem(word)
     for candidate in other.content | other.entities | topic:
+        if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
+            continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
         if stem(candidate) == root or _singular(candidate) == _singular(word):
             return True
         shorter, longer = sorted((word, candidate), key=len)
@@ -319,7 +400,7 @@ def _subject(view: SourceView) -> str:
     return " ".join(_fold(view.subject).casefold().split())
 
 
-def check(a: SourceView, b: SourceView) -> Verdict:
+def _check(a: SourceView, b: SourceView) -> Verdict:
     """Whether ``a`` and ``b`` say the same thing in other words (all ``GUARDS``).
 
     * ``fields`` — same attribution, scope, portability, polarity, belief type, claim kind,
@@ -337,6 +418,7 @@ def check(a: SourceView, b: SourceView) -> Verdict:
       ``comparison`` (before/after, more/less, until/since, only ...), ``direction`` (to/from),
       ``relation`` (son/daughter, partner, colleague ...) and ``role`` (work/personal/home ...)
       — the words of each class must be the same on both sides;
+    * ``participants`` — the same people and names in the same roles (``_same_roles``);
     * ``content`` — every other content word of one side is accounted for on the other: the
       same word, another inflection or derivation of it (shared stem), or a compound that
       contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
@@ -372,6 +454,8 @@ def check(a: SourceView, b: SourceView) -> Verdict:
     for name in ("status", "comparison", "direction", "relation", "role"):
         if pa.classes[name] != pb.classes[name]:
             return Verdict(name)
+    if not _same_roles(pa, pb):
+        return Verdict("participants")
     only_a, only_b = pa.content - pb.content, pb.content - pa.content
     if not only_a and not only_b:
         return Verdict("", MATCH_REORDERED)
@@ -379,6 +463,9 @@ def check(a: SourceView, b: SourceView) -> Verdict:
                                                                         for word in only_b):
         return Verdict("", MATCH_WORD_FORMS)
     return Verdict("content")
+
+
+check = _check
 
 
 def match(views: Sequence[SourceView]) -> Verdict:

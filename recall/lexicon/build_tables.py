@@ -1,0 +1,120 @@
+"""Build the lexicon's tables from Debian's ``wordnet-base`` (``python -m recall.lexicon.build_tables``).
+
+A maintainer's tool, never run by the product: the product reads the committed tables in
+``recall/lexicon/tables/`` (``recall.lexicon.wordnet``), so a fresh clone needs no system
+package, no download and no network. The tables are a deterministic function of the
+WordNet 3.0 database files (their SHA-256 digests are written to ``tables/SOURCE``): running
+this again over the same files rewrites byte-identical tables.
+
+What is kept, and why only that (bounded size and memory):
+
+* ``senses.tsv`` — for each lemma and part of speech, its first ``SENSES_PER_LEMMA`` senses
+  in WordNet's frequency order, only for lemmas whose kept senses include a synset with
+  another lemma (a lemma alone in all its frequent senses can have no synonym). Rare senses
+  are left out on purpose: two words sharing only a rare sense ("dog"/"frump") are not
+  synonyms in an owner's sentence;
+* ``hypernyms.tsv`` — the direct hypernyms (and instance hypernyms) of every kept sense and
+  of their ancestors: the guard refuses a hyponym/hypernym or co-hyponym pair even when the
+  two words also share a synset;
+* ``antonyms.tsv`` — WordNet's lexical antonym pairs (refused in every sense);
+* ``exceptions.tsv`` — irregular inflections (``went`` → ``go``), WordNet's own ``*.exc``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+from collections import defaultdict
+from pathlib import Path
+
+SOURCE_DIR = Path("/usr/share/wordnet")
+OUT_DIR = Path(__file__).resolve().parent / "tables"
+POS = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
+SENSES_PER_LEMMA = 3
+FILES = [f"{kind}.{pos}" for kind in ("index", "data") for pos in POS] + [f"{pos}.exc" for pos in POS]
+
+
+def _synsets(source: Path):
+    """Every synset: id -> (lemmas, hypernym ids), and lexical antonym pairs."""
+    lemmas: dict[str, tuple[str, ...]] = {}
+    hypernyms: dict[str, tuple[str, ...]] = {}
+    antonyms: set[tuple[str, str]] = set()
+    for name, pos in POS.items():
+        for line in (source / f"data.{name}").read_text(encoding="latin-1").splitlines():
+            if line.startswith("  "):
+                continue  # the licence header
+            fields = line.split(" | ")[0].split()
+            offset, count = fields[0], int(fields[3], 16)
+            words = [fields[4 + 2 * i].lower() for i in range(count)]
+            # adjective markers such as "(p)" are not part of the lemma
+            words = [w.split("(")[0] for w in words]
+            sid = pos + offset
+            lemmas[sid] = tuple(words)
+            at = 4 + 2 * count
+            pointers = int(fields[at])
+            ups = []
+            for i in range(pointers):
+                symbol, target, target_pos, where = fields[at + 1 + 4 * i: at + 5 + 4 * i]
+                target_pos = "a" if target_pos == "s" else target_pos
+                if symbol in ("@", "@i"):
+                    ups.append(target_pos + target)
+                elif symbol == "!" and where != "0000":
+                    antonyms.add((sid, int(where[:2], 16), target_pos + target, int(where[2:], 16)))
+            hypernyms[sid] = tuple(ups)
+    pairs = set()
+    for sid, src, tid, dst in antonyms:
+        a, b = lemmas[sid][src - 1], lemmas[tid][dst - 1]
+        pairs.add(tuple(sorted((a, b))))
+    return lemmas, hypernyms, pairs
+
+
+def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
+    lemmas, hypernyms, antonyms = _synsets(source)
+    senses: list[tuple[str, str, tuple[str, ...]]] = []
+    for name, pos in POS.items():
+        for line in (source / f"index.{name}").read_text(encoding="latin-1").splitlines():
+            if line.startswith("  "):
+                continue
+            fields = line.split()
+            lemma, count = fields[0], int(fields[2])
+            kept = tuple(pos + offset for offset in fields[-count:][:SENSES_PER_LEMMA])
+            if any(len(lemmas[sid]) > 1 for sid in kept):
+                senses.append((lemma, pos, kept))
+    needed: set[str] = set()
+    stack = [sid for _, _, kept in senses for sid in kept]
+    while stack:
+        sid = stack.pop()
+        if sid not in needed:
+            needed.add(sid)
+            stack.extend(hypernyms[sid])
+    exceptions = []
+    for name, pos in POS.items():
+        for line in (source / f"{name}.exc").read_text(encoding="latin-1").splitlines():
+            form, *bases = line.split()
+            exceptions.extend((form, pos, base) for base in bases)
+    out.mkdir(parents=True, exist_ok=True)
+    tables = {
+        "senses.tsv": sorted(f"{lemma}\t{pos}\t{' '.join(kept)}" for lemma, pos, kept in senses),
+        "hypernyms.tsv": sorted(f"{sid}\t{' '.join(hypernyms[sid])}" for sid in needed if hypernyms[sid]),
+        "antonyms.tsv": sorted(f"{a}\t{b}" for a, b in antonyms),
+        "exceptions.tsv": sorted(f"{form}\t{pos}\t{base}" for form, pos, base in set(exceptions)),
+    }
+    for name, rows in tables.items():
+        (out / name).write_text("\n".join(rows) + "\n", encoding="utf-8")
+    digests = [f"{name}\t{hashlib.sha256((source / name).read_bytes()).hexdigest()}" for name in sorted(FILES)]
+    (out / "SOURCE").write_text(
+        "WordNet 3.0 (Debian package wordnet-base), files and SHA-256 digests the tables were built from;\n"
+        f"senses per lemma: {SENSES_PER_LEMMA}\n" + "\n".join(digests) + "\n", encoding="utf-8")
+    return {name: len(rows) for name, rows in tables.items()}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=SOURCE_DIR)
+    parser.add_argument("--output", type=Path, default=OUT_DIR)
+    args = parser.parse_args(argv)
+    print(build(args.source, args.output))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
