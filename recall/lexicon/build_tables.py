@@ -8,11 +8,13 @@ this again over the same files rewrites byte-identical tables.
 
 What is kept, and why only that (bounded size and memory):
 
-* ``senses.tsv`` — for each lemma and part of speech, its first ``SENSES_PER_LEMMA`` senses
-  in WordNet's frequency order, only for lemmas whose kept senses include a synset with
-  another lemma (a lemma alone in all its frequent senses can have no synonym). Rare senses
-  are left out on purpose: two words sharing only a rare sense ("dog"/"frump") are not
-  synonyms in an owner's sentence;
+* ``senses.tsv`` — for each lemma and part of speech, the share (percent) of its first
+  sense among its uses in WordNet's sense-tagged corpus (``cntlist.rev``, add-one smoothed
+  over all its senses) and its first ``SENSES_PER_LEMMA`` senses in WordNet's frequency
+  order; only lemmas whose kept senses include a synset with another lemma (a lemma alone in
+  all its frequent senses can have no synonym). The share decides whether a word's first
+  sense is what the word means in an owner's sentence ("want" 95 %: desire) or one of many
+  ("call" < 50 %: name, phone, visit, shout ...);
 * ``hypernyms.tsv`` — the direct hypernyms (and instance hypernyms) of every kept sense and
   of their ancestors: the guard refuses a hyponym/hypernym or co-hyponym pair even when the
   two words also share a synset;
@@ -30,7 +32,19 @@ SOURCE_DIR = Path("/usr/share/wordnet")
 OUT_DIR = Path(__file__).resolve().parent / "tables"
 POS = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
 SENSES_PER_LEMMA = 3
-FILES = [f"{kind}.{pos}" for kind in ("index", "data") for pos in POS] + [f"{pos}.exc" for pos in POS]
+FILES = [f"{kind}.{pos}" for kind in ("index", "data") for pos in POS] + [f"{pos}.exc" for pos in POS] + [
+    "cntlist.rev"]
+_SS_TYPE = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}  # sense-key digit -> part of speech
+
+
+def _tag_counts(source: Path) -> dict[tuple[str, str, int], int]:
+    """(lemma, part of speech, sense number) -> times the sense was tagged in WordNet's corpus."""
+    counts: dict[tuple[str, str, int], int] = defaultdict(int)
+    for line in (source / "cntlist.rev").read_text(encoding="latin-1").splitlines():
+        key, number, count = line.split()
+        lemma, _, rest = key.partition("%")
+        counts[(lemma.lower(), _SS_TYPE[rest[0]], int(number))] += int(count)
+    return counts
 
 
 def _synsets(source: Path):
@@ -69,7 +83,8 @@ def _synsets(source: Path):
 
 def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
     lemmas, hypernyms, antonyms = _synsets(source)
-    senses: list[tuple[str, str, tuple[str, ...]]] = []
+    counts = _tag_counts(source)
+    senses: list[tuple[str, str, int, tuple[str, ...]]] = []
     for name, pos in POS.items():
         for line in (source / f"index.{name}").read_text(encoding="latin-1").splitlines():
             if line.startswith("  "):
@@ -77,10 +92,12 @@ def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
             fields = line.split()
             lemma, count = fields[0], int(fields[2])
             kept = tuple(pos + offset for offset in fields[-count:][:SENSES_PER_LEMMA])
+            tagged = [counts.get((lemma, pos, number), 0) + 1 for number in range(1, count + 1)]
+            share = 100 * tagged[0] // sum(tagged)
             if any(len(lemmas[sid]) > 1 for sid in kept):
-                senses.append((lemma, pos, kept))
+                senses.append((lemma, pos, share, kept))
     needed: set[str] = set()
-    stack = [sid for _, _, kept in senses for sid in kept]
+    stack = [sid for *_, kept in senses for sid in kept]
     while stack:
         sid = stack.pop()
         if sid not in needed:
@@ -93,7 +110,7 @@ def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
             exceptions.extend((form, pos, base) for base in bases)
     out.mkdir(parents=True, exist_ok=True)
     tables = {
-        "senses.tsv": sorted(f"{lemma}\t{pos}\t{' '.join(kept)}" for lemma, pos, kept in senses),
+        "senses.tsv": sorted(f"{lemma}\t{pos}\t{share}\t{' '.join(kept)}" for lemma, pos, share, kept in senses),
         "hypernyms.tsv": sorted(f"{sid}\t{' '.join(hypernyms[sid])}" for sid in needed if hypernyms[sid]),
         "antonyms.tsv": sorted(f"{a}\t{b}" for a, b in antonyms),
         "exceptions.tsv": sorted(f"{form}\t{pos}\t{base}" for form, pos, base in set(exceptions)),

@@ -27,6 +27,9 @@ SYNONYMS, ANTONYMS, HYPERNYM, HYPONYM, CO_HYPONYMS, UNRELATED = (
 # How far up the hypernym chain a sense may sit above the other and still veto a shared synset
 # ("hound" is a "hunting dog" is a "dog": two steps).
 HYPERNYM_DEPTH = 4
+# A word stands for its first sense only when most of its tagged uses are that sense
+# (percent, add-one smoothed): "want" (95) means desire; "call" (36) may mean name or phone.
+DOMINANT_SHARE = 50
 # WordNet's detachment rules (morphy): inflected ending -> base ending, per part of speech.
 _DETACH = {
     "n": (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
@@ -39,6 +42,7 @@ _DETACH = {
 
 class Tables(NamedTuple):
     senses: dict  # (lemma, pos) -> synset ids, most frequent first
+    shares: dict  # (lemma, pos) -> percent of the lemma's tagged uses in its first sense
     hypernyms: dict  # synset id -> its direct hypernym ids
     antonyms: frozenset  # frozenset({lemma, lemma})
     exceptions: dict  # (form, pos) -> base forms
@@ -52,10 +56,11 @@ def _sid(text: str) -> int:
 @lru_cache(maxsize=1)
 def tables() -> Tables:
     """The committed tables, loaded on first use and kept for the life of the process."""
-    senses = {}
+    senses, shares = {}, {}
     for line in (TABLES / "senses.tsv").read_text(encoding="utf-8").splitlines():
-        lemma, pos, ids = line.split("\t")
+        lemma, pos, share, ids = line.split("\t")
         senses[(lemma, pos)] = tuple(_sid(s) for s in ids.split())
+        shares[(lemma, pos)] = int(share)
     hypernyms = {}
     for line in (TABLES / "hypernyms.tsv").read_text(encoding="utf-8").splitlines():
         sid, ups = line.split("\t")
@@ -66,7 +71,7 @@ def tables() -> Tables:
     for line in (TABLES / "exceptions.tsv").read_text(encoding="utf-8").splitlines():
         form, pos, base = line.split("\t")
         exceptions.setdefault((form, pos), []).append(base)
-    return Tables(senses, hypernyms, antonyms, {k: tuple(v) for k, v in exceptions.items()})
+    return Tables(senses, shares, hypernyms, antonyms, {k: tuple(v) for k, v in exceptions.items()})
 
 
 def _bases(word: str, pos: str) -> set[str]:
@@ -108,21 +113,30 @@ class Relation(NamedTuple):
     lemma_b: str = ""
 
 
-@lru_cache(maxsize=8192)
-def relation(a: tuple[str, ...], b: tuple[str, ...]) -> Relation:
-    """How the words ``a`` and ``b`` (token tuples) relate in their frequent senses.
+NOMINAL = frozenset(("n", "a"))  # after a determiner or possessive a word is a noun or an adjective
 
-    ``synonyms`` needs, in one part of speech, the first (most frequent) sense of one word to
-    be one of the other's kept senses — WordNet lists the one word's dominant meaning as a
-    meaning of the other ("wants"/"desires"); sharing only secondary senses is not enough
-    ("wants"/"needs" share only "require") — and no veto in any part of speech: the words are not antonyms in
+
+@lru_cache(maxsize=8192)
+def relation(a: tuple[str, ...], b: tuple[str, ...], parts_a: frozenset = frozenset(POS),
+             parts_b: frozenset = frozenset(POS)) -> Relation:
+    """How the words ``a`` and ``b`` (token tuples) relate in their frequent senses, read only
+    as the parts of speech given (``NOMINAL`` after "the"/"'s": "the owner's bike" is not the
+    verb "to bike").
+
+    ``synonyms`` needs, in one part of speech, both words' first senses to be one synset and
+    to be each word's dominant sense (more than ``DOMINANT_SHARE`` percent of its tagged
+    uses): "wants"/"desires" (want: 95 %); not "calls"/"names" (call means name in only a
+    third of its uses), not "nurse"/"nanny" (nanny is nurse's second sense), and sharing
+    only secondary senses is never enough ("wants"/"needs" share only "require"). No veto in
+    any part of speech: the words are not antonyms in
     any sense; and when their first (most frequent) senses differ, neither first sense is a
     hypernym of the other within ``HYPERNYM_DEPTH`` steps (a shared rare sense does not make
     "hound" a "dog") and they are not co-hyponyms (siblings under one hypernym, "tea" and
     "coffee"). Vetoes win over a synonym found in another part of speech.
     """
     t = tables()
-    la, lb = lemmas(a), lemmas(b)
+    la = tuple(form for form in lemmas(a) if form[1] in parts_a)
+    lb = tuple(form for form in lemmas(b) if form[1] in parts_b)
     if {lemma for lemma, _ in la} & {lemma for lemma, _ in lb}:
         return Relation(UNRELATED)  # the same word in other forms: a word-form matter, not a synonym
     # Antonyms over every base form: "employer"/"employee" have no synonyms to keep senses for.
@@ -135,7 +149,8 @@ def relation(a: tuple[str, ...], b: tuple[str, ...]) -> Relation:
             continue
         sx, sy = t.senses[(x, px)], t.senses[(y, py)]
         if sx[0] == sy[0]:
-            found = found or Relation(SYNONYMS, x, y)
+            if t.shares[(x, px)] > DOMINANT_SHARE and t.shares[(y, py)] > DOMINANT_SHARE:
+                found = found or Relation(SYNONYMS, x, y)
             continue
         # The words' first (most frequent) senses differ: a shared rarer sense counts only if
         # the first senses are not a kind of each other or siblings under one hypernym.
@@ -145,6 +160,4 @@ def relation(a: tuple[str, ...], b: tuple[str, ...]) -> Relation:
             return Relation(HYPONYM, x, y)
         if set(t.hypernyms.get(sx[0], ())) & set(t.hypernyms.get(sy[0], ())):
             return Relation(CO_HYPONYMS, x, y)
-        if sx[0] in sy or sy[0] in sx:
-            found = found or Relation(SYNONYMS, x, y)
     return found or Relation(UNRELATED)

@@ -17,7 +17,7 @@ def rel(a: str, b: str) -> str:
 
 @pytest.mark.parametrize("a, b", [("wants", "desires"), ("bought", "purchased"), ("sofa", "couch"),
                                   ("film", "movie"), ("doctor", "physician"), ("begins", "starts"),
-                                  ("repairs", "fixes"), ("kid", "child"), ("big", "large")])
+                                  ("kid", "child"), ("big", "large"), ("hates", "detests")])
 def test_words_sharing_a_dominant_sense_are_synonyms(a, b):
     assert rel(a, b) == wordnet.SYNONYMS
     assert rel(b, a) == wordnet.SYNONYMS
@@ -29,6 +29,7 @@ def test_words_sharing_a_dominant_sense_are_synonyms(a, b):
     ("dog", "hound", wordnet.HYPERNYM), ("animal", "dog", wordnet.HYPERNYM), ("apple", "fruit", wordnet.HYPONYM),
     ("tea", "coffee", wordnet.CO_HYPONYMS), ("cello", "violin", wordnet.CO_HYPONYMS),
     ("cats", "dogs", wordnet.UNRELATED), ("wants", "needs", wordnet.UNRELATED), ("likes", "loves", wordnet.UNRELATED),
+    ("calls", "names", wordnet.UNRELATED), ("repairs", "fixes", wordnet.UNRELATED),
     ("wants", "hopes", wordnet.HYPERNYM), ("buys", "bought", wordnet.UNRELATED),
 ])
 def test_antonyms_kinds_siblings_and_rare_shared_senses_are_not_synonyms(a, b, kind):

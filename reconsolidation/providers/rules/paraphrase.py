@@ -9,13 +9,15 @@ similarity never overrides what the key refuses.
 Every guard (``GUARDS``, each a finite code; ``check`` lists them) must pass on every pair:
 same fields and subject; identical numbers, calendar, frequency and entities; the same
 closed-class words (negation, modality, tense, status, comparison, direction, relation,
-role); every other content word accounted for on the other side. Word-vector similarity
-is deliberately *not* an accounting: on MiniLM "cats"/"dogs" (0.72) score above
-"cycles"/"bike" (0.44), so it would merge co-hyponyms — exactly the false merge these
-guards exist to refuse.
+role); the same participants in the same roles; every other content word accounted for on
+the other side — by word form, or (``paraphrase_synonyms``) as a WordNet synonym in both
+words' dominant sense (``recall.lexicon.wordnet``), all guards re-checked after the
+substitution. Word-vector similarity is deliberately *not* an accounting: on MiniLM
+"cats"/"dogs" (0.72) score above "cycles"/"bike" (0.44), so it would merge co-hyponyms —
+exactly the false merge these guards exist to refuse.
 
 The word classes are English grammar (closed classes), not a corpus list. Pure functions
-over ``SourceView`` values: no database, no clock, no model.
+over ``SourceView`` values: no database, no clock, no model (WordNet is committed tables).
 """
 from __future__ import annotations
 
@@ -465,7 +467,122 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
     return Verdict("content")
 
 
-check = _check
+# Guards a synonym substitution may settle: a differing content word, or a particle or modal
+# that belongs to a phrase ("looks after", "would like"). Numbers, names, dates, negation and
+# the rest are never settled by a word's meaning.
+_SYNONYM_RETRY = frozenset(("content", "comparison", "direction", "modality"))
+_SPAN_MAX = 3  # words in one substituted phrase ("takes care of" is two plus a function word)
+_SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, not a paraphrase
+# English periphrases one verb says; the modal here is politeness, not uncertainty.
+_PERIPHRASES = {("would", "like"): ("want",)}
+_UNSUBSTITUTABLE = (_NEGATION | _MODAL | _PAST_AUX | _STATUS | _FREQUENCY | _HABIT | _APPROX | _RELATION
+                    | frozenset(_WEEKDAYS) | frozenset(_MONTHS) | _DAYPARTS | frozenset(_UNITS))
+_PLACEHOLDER = "qxsyn{}q"  # letters only, so it is one content token the same on both sides
+
+
+_NOUN_MARKERS = _DETERMINERS | frozenset(("'s", "this", "that", "these", "those", "some", "any", "every", "each"))
+
+
+def _spans(pieces: list[_Piece], other: set[str]) -> list[tuple[int, int, tuple[str, ...], frozenset, bool]]:
+    """Whole-word phrases of up to ``_SPAN_MAX`` tokens that WordNet knows (or a periphrase),
+    with a word the other side lacks, a content word, and nothing guarded: no number, name,
+    date, negation, modal, status, frequency or relation word (those are never substituted).
+    Each with the parts of speech it may be read as (after a determiner, no verb) and whether
+    it is a periphrase."""
+    found = []
+    other_stems = {stem(word) for word in other}
+    for start in range(len(pieces)):
+        for end in range(start + 1, min(start + _SPAN_MAX, len(pieces)) + 1):
+            words = tuple(piece.token for piece in pieces[start:end])
+            periphrase = words in _PERIPHRASES
+            key = _PERIPHRASES.get(words, words)
+            if not (pieces[start].first and pieces[end - 1].last) or any(
+                    piece.capital and index for index, piece in enumerate(pieces[start:end], start)):
+                continue
+            if not periphrase and any(w in _UNSUBSTITUTABLE or _number(w) is not None for w in words):
+                continue
+            if all(w in other or stem(w) in other_stems for w in words) or all(
+                    w in _FUNCTION or w in _LIGHT for w in words):
+                continue
+            if wordnet.lemmas(key):
+                nominal = start and pieces[start - 1].token in _NOUN_MARKERS
+                found.append((start, end, key, wordnet.NOMINAL if nominal else frozenset(wordnet.POS), periphrase))
+    return found
+
+
+def _equivalent(sa: tuple, sb: tuple) -> bool:
+    """WordNet synonyms; or a periphrase and the word it says ("would like" / "wants")."""
+    if (sa[4] or sb[4]) and set(wordnet.lemmas(sa[2])) & set(wordnet.lemmas(sb[2])):
+        return True
+    return wordnet.relation(sa[2], sb[2], sa[3], sb[3]).kind == wordnet.SYNONYMS
+
+
+def _rewrite(folded: str, pieces: list[_Piece], spans: list[tuple[int, int]]) -> str:
+    for index, (start, end) in sorted(enumerate(spans), key=lambda item: -item[1][0]):
+        folded = folded[:pieces[start].start] + _PLACEHOLDER.format("abcdefgh"[index]) + folded[pieces[end - 1].end:]
+    return folded
+
+
+def _synonyms(text_a: str, text_b: str) -> Optional[tuple[str, str, tuple[tuple[str, str], ...]]]:
+    """Both statements with each pair of WordNet synonyms (``wordnet.relation``) replaced by one
+    shared placeholder, longest phrases first, and the substitutions in the words said; None
+    when there is none. A substitution keeps tense: a past form pairs only with a past form."""
+    folded_a, folded_b = _fold(text_a), _fold(text_b)
+    pieces_a, pieces_b = _pieces(folded_a), _pieces(folded_b)
+    words_a, words_b = {p.token for p in pieces_a}, {p.token for p in pieces_b}
+    candidates = []
+    for sa in _spans(pieces_a, words_b):
+        for sb in _spans(pieces_b, words_a):
+            past_a = any(_is_past(piece.token) for piece in pieces_a[sa[0]:sa[1]])
+            past_b = any(_is_past(piece.token) for piece in pieces_b[sb[0]:sb[1]])
+            if past_a == past_b and _equivalent(sa, sb):
+                candidates.append((-(sa[1] - sa[0] + sb[1] - sb[0]), sa[0], sb[0], sa, sb))
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    chosen = []
+    for *_, sa, sb in sorted(candidates):
+        range_a, range_b = set(range(sa[0], sa[1])), set(range(sb[0], sb[1]))
+        if not (range_a & used_a or range_b & used_b) and len(chosen) < _SUBSTITUTIONS_MAX:
+            used_a |= range_a
+            used_b |= range_b
+            chosen.append((sa, sb))
+    if not chosen:
+        return None
+    said = tuple((folded_a[pieces_a[sa[0]].start:pieces_a[sa[1] - 1].end],
+                  folded_b[pieces_b[sb[0]].start:pieces_b[sb[1] - 1].end]) for sa, sb in chosen)
+    return (_rewrite(folded_a, pieces_a, [(sa[0], sa[1]) for sa, _ in chosen]),
+            _rewrite(folded_b, pieces_b, [(sb[0], sb[1]) for _, sb in chosen]), said)
+
+
+def check(a: SourceView, b: SourceView) -> Verdict:
+    """``_check``, and when it refuses only for content (or a particle or modal of a phrase),
+    again with WordNet synonyms substituted (``_synonyms``): the pair passes as
+    ``paraphrase_synonyms`` only if every guard passes on the substituted statements, so a
+    synonym never hides a number, name, date, negation, modality, tense, status, comparison,
+    direction, relation, role or participant difference. Similarity alone never establishes
+    equivalence: a word pair counts only when WordNet lists the one's dominant sense as a
+    sense of the other, and antonyms, kinds of each other and siblings are refused."""
+    verdict = _check(a, b)
+    if verdict.ok or verdict.refused not in _SYNONYM_RETRY:
+        return verdict
+    found = _synonyms(a.statement, b.statement)
+    if found is None:
+        return verdict
+    text_a, text_b, said = found
+    again = _check(replace(a, statement=text_a), replace(b, statement=text_b))
+    return Verdict("", MATCH_SYNONYMS, said) if again.ok else verdict
+
+
+def substitutions(statements: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """The synonym substitutions between every pair of ``statements`` (in the words said), for
+    a reviewer to see what a ``paraphrase_synonyms`` merge equated."""
+    found: list[tuple[str, str]] = []
+    for text_a, text_b in combinations(statements, 2):
+        result = _synonyms(text_a, text_b)
+        for pair in result[2] if result else ():
+            if pair not in found and pair[::-1] not in found:
+                found.append(pair)
+    return tuple(found)
 
 
 def match(views: Sequence[SourceView]) -> Verdict:
@@ -473,12 +590,14 @@ def match(views: Sequence[SourceView]) -> Verdict:
     if len(views) < 2:
         return Verdict("too_few")
     found = MATCH_REORDERED
+    said: list[tuple[str, str]] = []
     for a, b in combinations(views, 2):
         verdict = check(a, b)
         if not verdict.ok:
             return verdict
         found = max(found, verdict.match, key=MATCH_CODES.index)
-    return Verdict("", found)
+        said.extend(pair for pair in verdict.substitutions if pair not in said)
+    return Verdict("", found, tuple(said))
 
 
 def classes(views: Sequence[SourceView]) -> list[tuple[SourceView, ...]]:
