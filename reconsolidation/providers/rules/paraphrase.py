@@ -351,17 +351,17 @@ def _copular(parsed: _Parsed) -> bool:
 
 
 def _same_roles(a: _Parsed, b: _Parsed) -> bool:
-    """The same participants in the same roles. When neither side is copular, the core
-    participants (not after a preposition: "in Utrecht" may move) come in the same order —
-    who comes first is who acts ("Sam reports to the owner" is not "the owner reports to
-    Sam"); a copula says roles by possession instead, so order is free ("Triodos is the
-    owner's bank"). When both sides name possessors they must be the same ones ("Sam is the
-    owner's manager" is not "the owner is Sam's manager")."""
+    """The same participants in the same roles. When neither side is copular, the first core
+    participant (not after a preposition: "in Utrecht" may move) is who acts and must be
+    the same ("Sam reports to the owner" is not "the owner reports to Sam"); a copula says
+    roles by possession instead, so order is free ("Triodos is the owner's bank"). When both
+    sides name possessors they must be the same ones ("Sam is the owner's manager" is not
+    "the owner is Sam's manager")."""
     found_a, core_a, owns_a = _participants(a, _names(a, b))
     found_b, core_b, owns_b = _participants(b, _names(b, a))
     if found_a != found_b or len(found_a) < 2:
         return True
-    if core_a != core_b and not (_copular(a) or _copular(b)):
+    if core_a[:1] != core_b[:1] and not (_copular(a) or _copular(b)):
         return False
     return not (owns_a and owns_b and owns_a != owns_b)
 
