@@ -19,14 +19,25 @@ What is kept, and why only that (bounded size and memory):
   of their ancestors: the guard refuses a hyponym/hypernym or co-hyponym pair even when the
   two words also share a synset;
 * ``antonyms.tsv`` — WordNet's lexical antonym pairs (refused in every sense);
-* ``exceptions.tsv`` — irregular inflections (``went`` → ``go``), WordNet's own ``*.exc``.
+* ``exceptions.tsv`` — irregular inflections (``went`` → ``go``), WordNet's own ``*.exc``;
+* ``roles.tsv`` — every sense of every one-word noun for a person (WordNet's ``noun.person``
+  file: mechanic, bookkeeper, plumber ...), one row each, with the content words of that
+  sense's gloss and the words WordNet derives it from: the context former finds the role a
+  description means ("the guy who repairs my car" → mechanic, "someone whose occupation is
+  repairing and maintaining automobiles"). Its last column is what a description's word may
+  match: the base forms of the gloss words and of the derived-from words, and the lemmas
+  whose dominant sense is a gloss word's dominant sense ("automobiles" → car): computed here,
+  so the product's first use needs no sense table.
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 from collections import defaultdict
 from pathlib import Path
+
+from recall.lexicon import wordnet
 
 SOURCE_DIR = Path("/usr/share/wordnet")
 OUT_DIR = Path(__file__).resolve().parent / "tables"
@@ -47,16 +58,36 @@ def _tag_counts(source: Path) -> dict[tuple[str, str, int], int]:
     return counts
 
 
+PERSON_FILE = "18"  # lexicographer file noun.person
+_GLOSS_WORDS_MAX = 16
+_GLOSS_STOP = frozenset("""
+a an the and or of to in on at by for with as from that which who whom whose is are be been being was were has
+have had does do did it its his her their them they he she one someone somebody something person people
+especially usually often who's not no any some such this these those than other etc e.g. i.e.
+""".split())
+
+
+def _gloss_words(gloss: str) -> list[str]:
+    """The content words of a gloss's definition (before its examples), in order, once each."""
+    definition = gloss.split(";")[0].split('"')[0]
+    words = [w for w in re.findall(r"[a-z]+(?:-[a-z]+)*", definition.lower()) if w not in _GLOSS_STOP]
+    return list(dict.fromkeys(words))[:_GLOSS_WORDS_MAX]
+
+
 def _synsets(source: Path):
-    """Every synset: id -> (lemmas, hypernym ids), and lexical antonym pairs."""
+    """Every synset: id -> (lemmas, hypernym ids), lexical antonym pairs, and the person nouns'
+    (lemma, first-sense id) -> (gloss words, derivationally related lemmas)."""
     lemmas: dict[str, tuple[str, ...]] = {}
     hypernyms: dict[str, tuple[str, ...]] = {}
     antonyms: set[tuple[str, str]] = set()
+    derived: set[tuple[str, int, str, int]] = set()
+    persons: dict[str, list[str]] = {}
     for name, pos in POS.items():
         for line in (source / f"data.{name}").read_text(encoding="latin-1").splitlines():
             if line.startswith("  "):
                 continue  # the licence header
-            fields = line.split(" | ")[0].split()
+            head, _, gloss = line.partition(" | ")
+            fields = head.split()
             offset, count = fields[0], int(fields[3], 16)
             words = [fields[4 + 2 * i].lower() for i in range(count)]
             # adjective markers such as "(p)" are not part of the lemma
@@ -73,29 +104,66 @@ def _synsets(source: Path):
                     ups.append(target_pos + target)
                 elif symbol == "!" and where != "0000":
                     antonyms.add((sid, int(where[:2], 16), target_pos + target, int(where[2:], 16)))
+                elif symbol == "+" and fields[1] == PERSON_FILE:
+                    derived.add((sid, int(where[:2], 16), target_pos + target, int(where[2:], 16)))
             hypernyms[sid] = tuple(ups)
+            if fields[1] == PERSON_FILE and "@i" not in fields[at + 1::4][:pointers]:
+                persons[sid] = _gloss_words(gloss)  # a kind of person, not one named person (an instance)
     pairs = set()
     for sid, src, tid, dst in antonyms:
         a, b = lemmas[sid][src - 1], lemmas[tid][dst - 1]
         pairs.add(tuple(sorted((a, b))))
-    return lemmas, hypernyms, pairs
+    sources: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for sid, src, tid, dst in derived:
+        sources[(sid, lemmas[sid][src - 1])].add(lemmas[tid][dst - 1])
+    return lemmas, hypernyms, pairs, persons, sources
 
 
 def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
-    lemmas, hypernyms, antonyms = _synsets(source)
+    lemmas, hypernyms, antonyms, persons, derived = _synsets(source)
     counts = _tag_counts(source)
     senses: list[tuple[str, str, int, tuple[str, ...]]] = []
+    roles: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = []
+    lemmas_known: set[str] = set()
     for name, pos in POS.items():
         for line in (source / f"index.{name}").read_text(encoding="latin-1").splitlines():
             if line.startswith("  "):
                 continue
             fields = line.split()
             lemma, count = fields[0], int(fields[2])
+            lemmas_known.add(lemma)
             kept = tuple(pos + offset for offset in fields[-count:][:SENSES_PER_LEMMA])
+            if pos == "n" and re.fullmatch(r"[a-z]+", lemma):
+                roles.extend((lemma, sid, tuple(persons[sid]), tuple(sorted(derived[(sid, lemma)])))
+                             for sid in (pos + offset for offset in fields[-count:]) if sid in persons)
             tagged = [counts.get((lemma, pos, number), 0) + 1 for number in range(1, count + 1)]
             share = 100 * tagged[0] // sum(tagged)
             if any(len(lemmas[sid]) > 1 for sid in kept):
                 senses.append((lemma, pos, share, kept))
+    irregular: dict = defaultdict(list)
+    for name, pos in POS.items():
+        for line in (source / f"{name}.exc").read_text(encoding="latin-1").splitlines():
+            form, *found = line.split()
+            irregular[(form, pos)].extend(found)
+    dominant = {(lemma, pos): kept[0] for lemma, pos, share, kept in senses if share > wordnet.DOMINANT_SHARE}
+    members: dict[str, set[str]] = defaultdict(set)
+    for (lemma, _), sid in dominant.items():
+        members[sid].add(lemma)
+
+    known = {lemma for lemma, *_ in senses} | set(lemmas_known)
+
+    def keys(words: tuple[str, ...]) -> list[str]:
+        found: set[str] = set(words)
+        for word in words:
+            for pos in wordnet.POS:
+                for base in wordnet.bases(word, pos, irregular):
+                    if base in known:
+                        found.add(base)
+                    found |= members.get(dominant.get((base, pos), ""), set())
+        return sorted(found)
+
+    role_rows = [f"{lemma}\t{' '.join(gloss)}\t{' '.join(sources)}\t{' '.join(keys(gloss + sources))}"
+                 for lemma, _, gloss, sources in roles]
     needed: set[str] = set()
     stack = [sid for *_, kept in senses for sid in kept]
     while stack:
@@ -114,6 +182,7 @@ def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
         "hypernyms.tsv": sorted(f"{sid}\t{' '.join(hypernyms[sid])}" for sid in needed if hypernyms[sid]),
         "antonyms.tsv": sorted(f"{a}\t{b}" for a, b in antonyms),
         "exceptions.tsv": sorted(f"{form}\t{pos}\t{base}" for form, pos, base in set(exceptions)),
+        "roles.tsv": sorted(role_rows),
     }
     for name, rows in tables.items():
         (out / name).write_text("\n".join(rows) + "\n", encoding="utf-8")

@@ -67,16 +67,24 @@ def tables() -> Tables:
         hypernyms[_sid(sid)] = tuple(_sid(s) for s in ups.split())
     antonyms = frozenset(frozenset(line.split("\t"))
                          for line in (TABLES / "antonyms.tsv").read_text(encoding="utf-8").splitlines())
-    exceptions: dict = {}
-    for line in (TABLES / "exceptions.tsv").read_text(encoding="utf-8").splitlines():
+    return Tables(senses, shares, hypernyms, antonyms, exceptions())
+
+
+@lru_cache(maxsize=1)
+def exceptions(path: Path = TABLES / "exceptions.tsv") -> dict:
+    """Irregular inflections, (form, part of speech) -> base forms: loaded on their own, so
+    finding base forms (``base_forms``) needs nothing else."""
+    found: dict = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
         form, pos, base = line.split("\t")
-        exceptions.setdefault((form, pos), []).append(base)
-    return Tables(senses, shares, hypernyms, antonyms, {k: tuple(v) for k, v in exceptions.items()})
+        found.setdefault((form, pos), []).append(base)
+    return {key: tuple(value) for key, value in found.items()}
 
 
-def _bases(word: str, pos: str) -> set[str]:
-    """The base forms of one inflected word in one part of speech (WordNet's morphy)."""
-    found = set(tables().exceptions.get((word, pos), ()))
+def bases(word: str, pos: str, irregular: Optional[dict] = None) -> set[str]:
+    """The base forms of one inflected word in one part of speech (WordNet's morphy), with
+    these irregular forms (the committed ones by default)."""
+    found = set((exceptions() if irregular is None else irregular).get((word, pos), ()))
     found.add(word)
     for ending, base in _DETACH[pos]:
         if word.endswith(ending) and len(word) > len(ending) + 1:
@@ -88,7 +96,7 @@ def _forms(phrase: tuple[str, ...]) -> set[tuple[str, str]]:
     """Every (base form, part of speech) a word or phrase (lower-case tokens) could be: one
     word of the phrase inflected at a time ("looks after" is "look_after")."""
     return {("_".join((*phrase[:at], base, *phrase[at + 1:])), pos)
-            for pos in POS for at, word in enumerate(phrase) for base in _bases(word, pos)}
+            for pos in POS for at, word in enumerate(phrase) for base in bases(word, pos)}
 
 
 @lru_cache(maxsize=8192)
@@ -96,6 +104,39 @@ def lemmas(phrase: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """The (lemma, part of speech) pairs of ``_forms`` that have senses in the tables."""
     senses = tables().senses
     return tuple(sorted(form for form in _forms(phrase) if form in senses))
+
+
+@lru_cache(maxsize=65536)
+def base_forms(word: str) -> frozenset:
+    """Every base form one word could have, known to the tables or not ("repairing" → repair)."""
+    return frozenset(form for form, _ in _forms((word,)))
+
+
+@lru_cache(maxsize=65536)
+def dominant_senses(word: str) -> frozenset:
+    """The synsets ``word`` stands for in its dominant sense (more than ``DOMINANT_SHARE``
+    percent of its uses), one per part of speech at most: two words with one in common are
+    synonyms in the sense ``relation`` requires (antonyms aside)."""
+    t = tables()
+    return frozenset(t.senses[form][0] for form in lemmas((word,)) if t.shares[form] > DOMINANT_SHARE)
+
+
+@lru_cache(maxsize=1)
+def _members() -> dict:
+    """Dominant synset -> the lemmas whose dominant sense it is (``dominant_senses`` inverted)."""
+    t = tables()
+    found: dict = {}
+    for (lemma, pos), ids in t.senses.items():
+        if t.shares[(lemma, pos)] > DOMINANT_SHARE:
+            found.setdefault(ids[0], set()).add(lemma)
+    return found
+
+
+def synonyms(word: str) -> frozenset:
+    """The lemmas that are ``word``'s synonyms in both one's dominant sense (``relation``'s
+    rule, antonyms aside), ``word``'s own lemmas included."""
+    members = _members()
+    return frozenset(lemma for sid in dominant_senses(word) for lemma in members.get(sid, ()))
 
 
 @lru_cache(maxsize=4096)
