@@ -1,7 +1,8 @@
 """Word senses from WordNet 3.0: which two words (or phrases) are synonyms, and why not.
 
 ``relation(x, y)`` says how two words relate in their frequent senses: ``synonyms`` only when
-both have a synset in common (WordNet's own unit of "same sense") and nothing vetoes it;
+both words' dominant sense is one synset (WordNet's own unit of "same sense") and nothing
+vetoes it;
 otherwise the closest refusal (``antonyms``, ``hypernym`` / ``hyponym``, ``co_hyponyms``) or
 ``unrelated``. Guards that may only equate words of one meaning use ``synonyms`` and nothing
 else: similarity of any kind (a shared hypernym, a close vector) is never equivalence
@@ -10,8 +11,8 @@ else: similarity of any kind (a shared hypernym, a close vector) is never equiva
 The tables are generated once by ``build_tables`` from Debian's ``wordnet-base`` and
 committed in ``tables/`` with WordNet's licence notice (``tables/LICENSE``); they are read
 from disk once per process, lazily, on first use — no network, no system package, no
-download, and a fixed size (about 5 MB on disk, about 45 MB in memory once loaded). Pure functions
-otherwise: no database, no clock.
+download, and a fixed size (about 5 MB on disk, about 45 MB in memory once loaded). Pure
+functions otherwise: no database, no clock.
 """
 from __future__ import annotations
 
