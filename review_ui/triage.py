@@ -25,6 +25,7 @@ from memory import selectors as memory_selectors
 from memory.errors import NotFound as MemoryNotFound
 from reconsolidation.errors import Invalid
 from reconsolidation.domain import OPERATION_STATES, OperationView
+from reconsolidation.providers.rules import paraphrase
 from reconsolidation.selectors import operation_views
 from reconsolidation.selectors.exact_copies import exact_copies_pending
 from reconsolidation.selectors.operation_views import OwnerOperation
@@ -176,9 +177,21 @@ def _cards(principal: Principal, operations: tuple[OwnerOperation, ...]) -> tupl
         headline = _headline(op, {line.id: line for line in found})
         subjects = tuple(dict.fromkeys(line.subject for line in found if line.subject))
         cards.append(Card(**base, withheld=False, subjects=subjects, headline=headline,
-                          support_count=len(found), reason_words=words.reason(op.reason),
+                          support_count=len(found),
+                          reason_words=merge_reason_words(op.reason, [line.statement for line in found]),
                           clauses=tuple(c.text for c in op.content.clauses), sides=_sides(op, found)))
     return tuple(cards)
+
+
+def merge_reason_words(reason: str, statements: list[str]) -> str:
+    """The reason in words; a synonym merge also names each substitution it made ("wants ↔
+    would like: synonyms"), recomputed from the originals as they read now, so the owner sees
+    which words were taken to mean the same before approving."""
+    said = words.reason(reason)
+    if reason != paraphrase.MATCH_SYNONYMS:
+        return said
+    found = paraphrase.substitutions(statements)
+    return said + "".join(f"; {a} \u2194 {b}: synonyms" for a, b in found) if found else said
 
 
 def _sides(op: OwnerOperation, found: list) -> tuple[Side, ...]:

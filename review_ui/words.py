@@ -46,6 +46,12 @@ REASON = {
         " or its topic): same attribution, scope, polarity, type, sensitivity and authority; identical numbers,"
         " dates, times, days, frequencies and names; no difference in negation, modality, tense, status,"
         " comparison, direction or relation and role words. Proposed only: it waits for you"),
+    "paraphrase_synonyms": (
+        "the same claim with other words that WordNet lists as synonyms in their most frequent sense (each"
+        " substitution is named); never antonyms, a kind of the other, a part of it or a sibling: same attribution,"
+        " scope, polarity, type, sensitivity and authority; identical numbers, dates, times, days, frequencies and"
+        " names; the same people in the same roles; no difference in negation, modality, tense, status,"
+        " comparison, direction or relation and role words. Proposed only: it waits for you"),
     "polarity_difference": "one affirms what another denies about the same subject",
     "value_difference": "they give different values for the same subject",
     "extractive_summary": "related memories about one subject, quoted word for word",

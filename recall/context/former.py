@@ -22,7 +22,7 @@ from typing import Literal, Optional, Sequence
 from django.conf import settings
 from pydantic import Field
 
-from recall.context.references import message_references
+from recall.context.references import message_references, with_roles
 from recall.domain import QUERY_MAX_CHARS, RecallItem, Value
 
 FRAGMENTS_MAX = 16  # of each list in one request
@@ -114,7 +114,10 @@ def second_round(need: ContextNeed, top: Sequence[RecallItem], *, query: str, ro
        by role asks who that is and a fact about them; the whole question's vector leans on
        the fact asked ("do for a living" draws every job), the reference's on who is meant,
        and that search's expansion arm brings the referent's other facts. A reference that is
-       the whole of what the message asks about ("What's my job now?") is not searched again;
+       the whole of what the message asks about ("What's my job now?") is not searched again.
+       A description's search text also carries the role nouns whose WordNet gloss it
+       matches (``references.with_roles``: "the guy who repairs my car mechanic") — the
+       same number of searches, a few words longer;
     2. the entity search (``entity_feedback``): round one's query again, its structured arm
        now also matching the entity IDs of round one's top results;
     3. only with ``subjects`` (round one ran without the expansion arm: keyword-only or
@@ -134,7 +137,7 @@ def second_round(need: ContextNeed, top: Sequence[RecallItem], *, query: str, ro
 
     for text in (*need.unresolved_references, *message_references(need.current_message)):
         if len(planned) < REFERENCE_SEARCHES:  # only references are planned so far
-            plan(text, "reference")
+            plan(with_roles(text), "reference")
     feedback = entity_feedback(need, top, query=query)
     if feedback is not None:
         planned.append(feedback)

@@ -5,12 +5,16 @@ assembly's second round searches on their own (``former.second_round``).
 A question about someone named by role asks two things at once — who that is, and a fact
 about them — and a sentence encoder's vector of the whole question leans on the fact asked.
 The reference alone finds who is meant. Word lists, no parser and no model: English only,
-deterministic, and a message without such phrases makes none.
+deterministic, and a message without such phrases makes none. A description also names the
+roles whose WordNet gloss it matches (``with_roles``: "the guy who repairs my car" →
+mechanic), so a memory that says "my mechanic" is found by a search for the description.
 """
 from __future__ import annotations
 
 import re
 from typing import Sequence
+
+from recall.lexicon import roles
 
 # Words that end a reference phrase: function words (articles, auxiliaries, prepositions,
 # conjunctions, pronouns, question words) and a few adverbs of time and degree. A phrase
@@ -109,3 +113,21 @@ def _without_inverted_verb(tokens: Sequence[str], start: int, end: int, *, core:
     if before in _AUXILIARIES or (before in _COPULAS and last.endswith("ed")):
         return end - 1
     return end
+
+
+def description_words(reference: str) -> tuple[str, ...]:
+    """The content words of a description's relative clause ("the guy who repairs my car" →
+    repairs, car); none for a reference without one ("my male sibling")."""
+    tokens = _TOKEN.findall(reference)
+    for index, token in enumerate(tokens):
+        if index and token.lower() in _RELATIVE:
+            return tuple(t.lower() for t in tokens[index + 1:] if _is_word(t) and not _function(t))
+    return ()
+
+
+def with_roles(reference: str) -> str:
+    """The reference and, after it, the role nouns its description's gloss matches
+    (``recall.lexicon.roles``): one search still, the same text plus at most
+    ``roles.ROLES_MAX`` words — "the guy who repairs my car mechanic"."""
+    found = roles.roles(description_words(reference))
+    return " ".join((reference, *found))

@@ -9,33 +9,37 @@ similarity never overrides what the key refuses.
 Every guard (``GUARDS``, each a finite code; ``check`` lists them) must pass on every pair:
 same fields and subject; identical numbers, calendar, frequency and entities; the same
 closed-class words (negation, modality, tense, status, comparison, direction, relation,
-role); every other content word accounted for on the other side. Word-vector similarity
-is deliberately *not* an accounting: on MiniLM "cats"/"dogs" (0.72) score above
-"cycles"/"bike" (0.44), so it would merge co-hyponyms — exactly the false merge these
-guards exist to refuse.
+role); the same participants in the same roles; every other content word accounted for on
+the other side — by word form, or (``paraphrase_synonyms``) as a WordNet synonym in both
+words' dominant sense (``recall.lexicon.wordnet``), all guards re-checked after the
+substitution. Word-vector similarity is deliberately *not* an accounting: on MiniLM
+"cats"/"dogs" (0.72) score above "cycles"/"bike" (0.44), so it would merge co-hyponyms —
+exactly the false merge these guards exist to refuse.
 
 The word classes are English grammar (closed classes), not a corpus list. Pure functions
-over ``SourceView`` values: no database, no clock, no model.
+over ``SourceView`` values: no database, no clock, no model (WordNet is committed tables).
 """
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Optional, Sequence
 
+from recall.lexicon import wordnet
 from reconsolidation.sources import SourceView
 from reconsolidation.providers.rules.equivalence import equivalence_key, normalize
 
-VERSION = "paraphrase-guards@1"
+VERSION = "paraphrase-guards@2"
 GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", "modality", "tense", "status",
-          "comparison", "direction", "relation", "role", "content")
+          "comparison", "direction", "relation", "role", "participants", "content")
 # What matched, the finite reason code a proposal carries (each at most 40 characters).
 MATCH_REORDERED = "paraphrase_reordered"  # same content words, other order or function words
 MATCH_WORD_FORMS = "paraphrase_word_forms"  # differing words are other forms of the same words
 MATCH_RESTATED = "paraphrase_restated"  # the same words said again later (only valid_from differs)
-MATCH_CODES = (MATCH_REORDERED, MATCH_RESTATED, MATCH_WORD_FORMS)  # weakest last
+MATCH_SYNONYMS = "paraphrase_synonyms"  # differing words are WordNet synonyms in their dominant sense
+MATCH_CODES = (MATCH_REORDERED, MATCH_RESTATED, MATCH_WORD_FORMS, MATCH_SYNONYMS)  # weakest last
 
 FIELDS = ("attribution", "scope", "portable", "polarity", "belief_type", "claim_kind", "derivation", "sensitivity",
           "authority", "expires_at")
@@ -106,10 +110,12 @@ _TIME_UNITS = frozenset(("min", "hour", "day", "week", "month", "year"))
 @dataclass(frozen=True)
 class Verdict:
     """One pair's decision: ``refused`` is the first failing guard ('' when all pass), ``match``
-    what matched (a ``MATCH_CODES`` member when it passes)."""
+    what matched (a ``MATCH_CODES`` member when it passes) and, for synonyms, which words."""
 
     refused: str
     match: str = ""
+    # paraphrase_synonyms: each (words of one side, words of the other) the match substituted
+    substitutions: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -134,10 +140,24 @@ def _fold(text: str) -> str:
     return text
 
 
-def _tokens(text: str) -> list[tuple[str, bool, int]]:
-    """(token, capitalised, position) triples; possessive 's and n't split off."""
-    out: list[tuple[str, bool, int]] = []
-    for match in _WORD.finditer(_fold(text)):
+@dataclass(frozen=True)
+class _Piece:
+    """One token with where its word sits in the folded text: a substitution may replace only
+    whole words (never "does" of "doesn't", which would drop the negation)."""
+
+    token: str  # case folded
+    capital: bool
+    start: int
+    end: int
+    first: bool  # the first piece of its word
+    last: bool  # the last piece of its word
+
+
+def _pieces(folded: str) -> list[_Piece]:
+    """The tokens of already folded text; possessive 's and n't split off, hyphenated compounds
+    split into their parts ("office-day" is "office day"): each is classified."""
+    out: list[_Piece] = []
+    for match in _WORD.finditer(folded):
         raw = match.group(0)
         pieces = [raw]
         low = raw.casefold()
@@ -147,12 +167,16 @@ def _tokens(text: str) -> list[tuple[str, bool, int]]:
             pieces = [raw[:-2], "'s"]
         elif low.endswith("'") and len(low) > 1:
             pieces = [raw[:-1], "'s"]
-        # A hyphenated compound is its parts ("office-day" is "office day"): each is classified.
-        pieces = [part for piece in pieces for part in (piece.split("-") if "-" in piece else [piece])]
-        for piece in pieces:
-            if piece:
-                out.append((piece.casefold(), piece[:1].isupper(), len(out)))
+        pieces = [part for piece in pieces for part in (piece.split("-") if "-" in piece else [piece]) if part]
+        for index, piece in enumerate(pieces):
+            out.append(_Piece(piece.casefold(), piece[:1].isupper(), match.start(), match.end(), index == 0,
+                              index == len(pieces) - 1))
     return out
+
+
+def _tokens(text: str) -> list[tuple[str, bool, int]]:
+    """(token, capitalised, position) triples; possessive 's and n't split off."""
+    return [(piece.token, piece.capital, index) for index, piece in enumerate(_pieces(_fold(text)))]
 
 
 def _number(token: str) -> Optional[str]:
@@ -274,16 +298,72 @@ def _count(values: list[str]) -> list[tuple[str, int]]:
     return [(value, values.count(value)) for value in set(values)]
 
 
+def _names(mine: _Parsed, other: _Parsed) -> set[str]:
+    """Named entities; a sentence-initial capital is a name only if the other side does not
+    use the same word in lower case (it is then the start of a sentence, not a name)."""
+    first = mine.words[0] if mine.words else ""
+    found = set(mine.entities)
+    if first in found and first in other.content:
+        found.discard(first)
+    return found
+
+
 def _entities(a: _Parsed, b: _Parsed) -> bool:
-    """Equal named entities; a sentence-initial capital is a name only if the other side does
-    not use the same word in lower case (it is then the start of a sentence, not a name)."""
-    def names(mine: _Parsed, other: _Parsed) -> set[str]:
-        first = mine.words[0] if mine.words else ""
-        found = set(mine.entities)
-        if first in found and first in other.content:
-            found.discard(first)
-        return found
-    return names(a, b) == names(b, a)
+    """Equal named entities (``_names``)."""
+    return _names(a, b) == _names(b, a)
+
+
+_COPULA = frozenset("is are am was were be been being".split())
+_DETERMINERS = frozenset("the a an my his her their our your its".split())
+
+
+_PREPOSITIONS = frozenset("in on at for with to from of by about into onto near behind after before under over"
+                          " between among through across around against without within like than via per".split())
+
+
+def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[str, ...], frozenset]:
+    """Who takes part (names, the owner, relation words); the core ones — not after a
+    preposition, in order of first mention; and who is a possessor (``X's``, ``of [the] X``)."""
+    found: set[str] = set()
+    core: list[str] = []
+    possessors: set[str] = set()
+    words = parsed.words
+    for index, word in enumerate(words):
+        key = word if word in names else _singular(word)
+        if not (word in names or key == "owner" or key in _RELATION or word in _RELATION):
+            continue
+        found.add(key)
+        before = words[index - 1] if index else ""
+        if before in _DETERMINERS and index >= 2:
+            before = words[index - 2]
+        if before not in _PREPOSITIONS and key not in core:
+            core.append(key)
+        if (index + 1 < len(words) and words[index + 1] == "'s") or before == "of":
+            possessors.add(key)
+    return frozenset(found), tuple(core), frozenset(possessors)
+
+
+def _copular(parsed: _Parsed) -> bool:
+    """A form of "be" that is not the auxiliary of a progressive ("is reporting")."""
+    words = parsed.words
+    return any(word in _COPULA and not (index + 1 < len(words) and words[index + 1].endswith("ing"))
+               for index, word in enumerate(words))
+
+
+def _same_roles(a: _Parsed, b: _Parsed) -> bool:
+    """The same participants in the same roles. When neither side is copular, the first core
+    participant (not after a preposition: "in Utrecht" may move) is who acts and must be
+    the same ("Sam reports to the owner" is not "the owner reports to Sam"); a copula says
+    roles by possession instead, so order is free ("Triodos is the owner's bank"). When both
+    sides name possessors they must be the same ones ("Sam is the owner's manager" is not
+    "the owner is Sam's manager")."""
+    found_a, core_a, owns_a = _participants(a, _names(a, b))
+    found_b, core_b, owns_b = _participants(b, _names(b, a))
+    if found_a != found_b or len(found_a) < 2:
+        return True
+    if core_a[:1] != core_b[:1] and not (_copular(a) or _copular(b)):
+        return False
+    return not (owns_a and owns_b and owns_a != owns_b)
 
 
 def _topic(view: SourceView) -> frozenset:
@@ -298,9 +378,12 @@ def _topic(view: SourceView) -> frozenset:
 
 def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset()) -> bool:
     """A differing content word is another form of, or a compound containing, a word of ``other``
-    (or is contained in one of its compounds), or a word of the other side's topic (``_topic``)."""
+    (or is contained in one of its compounds), or a word of the other side's topic (``_topic``)
+    — never its antonym (WordNet), however alike the two look."""
     root = stem(word)
     for candidate in other.content | other.entities | topic:
+        if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
+            continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
         if stem(candidate) == root or _singular(candidate) == _singular(word):
             return True
         shorter, longer = sorted((word, candidate), key=len)
@@ -319,7 +402,7 @@ def _subject(view: SourceView) -> str:
     return " ".join(_fold(view.subject).casefold().split())
 
 
-def check(a: SourceView, b: SourceView) -> Verdict:
+def _check(a: SourceView, b: SourceView) -> Verdict:
     """Whether ``a`` and ``b`` say the same thing in other words (all ``GUARDS``).
 
     * ``fields`` — same attribution, scope, portability, polarity, belief type, claim kind,
@@ -337,6 +420,7 @@ def check(a: SourceView, b: SourceView) -> Verdict:
       ``comparison`` (before/after, more/less, until/since, only ...), ``direction`` (to/from),
       ``relation`` (son/daughter, partner, colleague ...) and ``role`` (work/personal/home ...)
       — the words of each class must be the same on both sides;
+    * ``participants`` — the same people and names in the same roles (``_same_roles``);
     * ``content`` — every other content word of one side is accounted for on the other: the
       same word, another inflection or derivation of it (shared stem), or a compound that
       contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
@@ -372,6 +456,8 @@ def check(a: SourceView, b: SourceView) -> Verdict:
     for name in ("status", "comparison", "direction", "relation", "role"):
         if pa.classes[name] != pb.classes[name]:
             return Verdict(name)
+    if not _same_roles(pa, pb):
+        return Verdict("participants")
     only_a, only_b = pa.content - pb.content, pb.content - pa.content
     if not only_a and not only_b:
         return Verdict("", MATCH_REORDERED)
@@ -381,17 +467,137 @@ def check(a: SourceView, b: SourceView) -> Verdict:
     return Verdict("content")
 
 
+# Guards a synonym substitution may settle: a differing content word, or a particle or modal
+# that belongs to a phrase ("looks after", "would like"). Numbers, names, dates, negation and
+# the rest are never settled by a word's meaning.
+_SYNONYM_RETRY = frozenset(("content", "comparison", "direction", "modality"))
+_SPAN_MAX = 3  # words in one substituted phrase ("takes care of" is two plus a function word)
+_SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, not a paraphrase
+# English periphrases one verb says; the modal here is politeness, not uncertainty.
+_PERIPHRASES = {("would", "like"): ("want",)}
+_UNSUBSTITUTABLE = (_NEGATION | _MODAL | _PAST_AUX | _STATUS | _FREQUENCY | _HABIT | _APPROX | _RELATION
+                    | frozenset(_WEEKDAYS) | frozenset(_MONTHS) | _DAYPARTS | frozenset(_UNITS))
+_PLACEHOLDER = "qxsyn{}q"  # letters only, so it is one content token the same on both sides
+
+
+_NOUN_MARKERS = _DETERMINERS | frozenset(("'s", "this", "that", "these", "those", "some", "any", "every", "each"))
+
+
+def _spans(pieces: list[_Piece], other: set[str]) -> list[tuple[int, int, tuple[str, ...], frozenset, bool]]:
+    """Whole-word phrases of up to ``_SPAN_MAX`` tokens that WordNet knows (or a periphrase),
+    with a word the other side lacks, a content word, and nothing guarded: no number, name,
+    date, negation, modal, status, frequency or relation word (those are never substituted).
+    Each with the parts of speech it may be read as (after a determiner, no verb) and whether
+    it is a periphrase."""
+    found = []
+    other_stems = {stem(word) for word in other}
+    for start in range(len(pieces)):
+        for end in range(start + 1, min(start + _SPAN_MAX, len(pieces)) + 1):
+            words = tuple(piece.token for piece in pieces[start:end])
+            periphrase = words in _PERIPHRASES
+            key = _PERIPHRASES.get(words, words)
+            if not (pieces[start].first and pieces[end - 1].last) or any(
+                    piece.capital and index for index, piece in enumerate(pieces[start:end], start)):
+                continue
+            if not periphrase and any(w in _UNSUBSTITUTABLE or _number(w) is not None for w in words):
+                continue
+            if all(w in other or stem(w) in other_stems for w in words) or all(
+                    w in _FUNCTION or w in _LIGHT for w in words):
+                continue
+            if wordnet.lemmas(key):
+                nominal = start and pieces[start - 1].token in _NOUN_MARKERS
+                found.append((start, end, key, wordnet.NOMINAL if nominal else frozenset(wordnet.POS), periphrase))
+    return found
+
+
+def _equivalent(sa: tuple, sb: tuple) -> bool:
+    """WordNet synonyms; or a periphrase and the word it says ("would like" / "wants")."""
+    if (sa[4] or sb[4]) and set(wordnet.lemmas(sa[2])) & set(wordnet.lemmas(sb[2])):
+        return True
+    return wordnet.relation(sa[2], sb[2], sa[3], sb[3]).kind == wordnet.SYNONYMS
+
+
+def _rewrite(folded: str, pieces: list[_Piece], spans: list[tuple[int, int]]) -> str:
+    for index, (start, end) in sorted(enumerate(spans), key=lambda item: -item[1][0]):
+        folded = folded[:pieces[start].start] + _PLACEHOLDER.format("abcdefgh"[index]) + folded[pieces[end - 1].end:]
+    return folded
+
+
+def _synonyms(text_a: str, text_b: str) -> Optional[tuple[str, str, tuple[tuple[str, str], ...]]]:
+    """Both statements with each pair of WordNet synonyms (``wordnet.relation``) replaced by one
+    shared placeholder, longest phrases first, and the substitutions in the words said; None
+    when there is none. A substitution keeps tense: a past form pairs only with a past form."""
+    folded_a, folded_b = _fold(text_a), _fold(text_b)
+    pieces_a, pieces_b = _pieces(folded_a), _pieces(folded_b)
+    words_a, words_b = {p.token for p in pieces_a}, {p.token for p in pieces_b}
+    candidates = []
+    for sa in _spans(pieces_a, words_b):
+        for sb in _spans(pieces_b, words_a):
+            past_a = any(_is_past(piece.token) for piece in pieces_a[sa[0]:sa[1]])
+            past_b = any(_is_past(piece.token) for piece in pieces_b[sb[0]:sb[1]])
+            if past_a == past_b and _equivalent(sa, sb):
+                candidates.append((-(sa[1] - sa[0] + sb[1] - sb[0]), sa[0], sb[0], sa, sb))
+    used_a: set[int] = set()
+    used_b: set[int] = set()
+    chosen = []
+    for *_, sa, sb in sorted(candidates):
+        range_a, range_b = set(range(sa[0], sa[1])), set(range(sb[0], sb[1]))
+        if not (range_a & used_a or range_b & used_b) and len(chosen) < _SUBSTITUTIONS_MAX:
+            used_a |= range_a
+            used_b |= range_b
+            chosen.append((sa, sb))
+    if not chosen:
+        return None
+    said = tuple((folded_a[pieces_a[sa[0]].start:pieces_a[sa[1] - 1].end],
+                  folded_b[pieces_b[sb[0]].start:pieces_b[sb[1] - 1].end]) for sa, sb in chosen)
+    return (_rewrite(folded_a, pieces_a, [(sa[0], sa[1]) for sa, _ in chosen]),
+            _rewrite(folded_b, pieces_b, [(sb[0], sb[1]) for _, sb in chosen]), said)
+
+
+def check(a: SourceView, b: SourceView) -> Verdict:
+    """``_check``, and when it refuses only for content (or a particle or modal of a phrase),
+    again with WordNet synonyms substituted (``_synonyms``): the pair passes as
+    ``paraphrase_synonyms`` only if every guard passes on the substituted statements, so a
+    synonym never hides a number, name, date, negation, modality, tense, status, comparison,
+    direction, relation, role or participant difference. Similarity alone never establishes
+    equivalence: a word pair counts only when WordNet lists the one's dominant sense as a
+    sense of the other, and antonyms, kinds of each other and siblings are refused."""
+    verdict = _check(a, b)
+    if verdict.ok or verdict.refused not in _SYNONYM_RETRY:
+        return verdict
+    found = _synonyms(a.statement, b.statement)
+    if found is None:
+        return verdict
+    text_a, text_b, said = found
+    again = _check(replace(a, statement=text_a), replace(b, statement=text_b))
+    return Verdict("", MATCH_SYNONYMS, said) if again.ok else verdict
+
+
+def substitutions(statements: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """The synonym substitutions between every pair of ``statements`` (in the words said), for
+    a reviewer to see what a ``paraphrase_synonyms`` merge equated."""
+    found: list[tuple[str, str]] = []
+    for text_a, text_b in combinations(statements, 2):
+        result = _synonyms(text_a, text_b)
+        for pair in result[2] if result else ():
+            if pair not in found and pair[::-1] not in found:
+                found.append(pair)
+    return tuple(found)
+
+
 def match(views: Sequence[SourceView]) -> Verdict:
     """One verdict for a set: every pair passes, and the weakest match names the set."""
     if len(views) < 2:
         return Verdict("too_few")
     found = MATCH_REORDERED
+    said: list[tuple[str, str]] = []
     for a, b in combinations(views, 2):
         verdict = check(a, b)
         if not verdict.ok:
             return verdict
         found = max(found, verdict.match, key=MATCH_CODES.index)
-    return Verdict("", found)
+        said.extend(pair for pair in verdict.substitutions if pair not in said)
+    return Verdict("", found, tuple(said))
 
 
 def classes(views: Sequence[SourceView]) -> list[tuple[SourceView, ...]]:

@@ -61,6 +61,8 @@ CASES = [
     ("role", ("The owner's work phone is a Fairphone.", "The owner uses a Fairphone as work phone."),
      "The owner uses a Fairphone as personal phone."),
     ("content", ("The owner is allergic to cats.", "The owner has a cat allergy."), "The owner has a dog allergy."),
+    ("participants", ("Sam reports to the owner.", "To the owner Sam reports."), "The owner reports to Sam."),
+    ("participants", ("Sam is the owner's manager.", "The owner's manager is Sam."), "The owner is Sam's manager."),
 ]
 
 

@@ -1,0 +1,135 @@
+"""Look-alike bank: statement pairs that share their words but must never merge
+(``python -m evals.reconsolidation.lookalike_bank``).
+
+Written before the paraphrase guards learned word meaning (issue 31), as the test any
+loosening must keep passing: every pair shares all but one word or phrase, and the one that
+differs changes the claim. Kinds (``KINDS``):
+
+* ``antonym`` — opposite words (loves/hates, buys/sells, starts/finishes);
+* ``co_hyponym`` — siblings under one kind (cat/dog, tea/coffee, car/truck, city/town);
+* ``part_whole`` — a part for its whole (finger/hand, kitchen/house, key/car);
+* ``hypernym`` — a word for its kind or an instance of it, which changes what is claimed
+  (poodle/dog, apples/fruit, likes/loves, wants/needs);
+* ``role`` — a changed role or relation (employer/employee, teacher/student, who reports
+  to whom — the same words in another order);
+* ``polysemy`` — two words that share only a rarer sense (want/need share "require").
+
+General English, not the corpus's phrasing: no pair is taken from the reconsolidation
+corpus. Scored through the real rules provider (``rules.propose``) exactly as the
+paraphrase bank's look-alikes (``paraphrase_bank``): one case per pair, the count of merged
+pairs must be 0. Output: one JSON document with the code identity of the run
+(``--output`` writes it, exclusively).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from evals import django_ready  # noqa: F401  (configures Django before the app imports below)
+from evals.recall.report import code_identity
+from evals.reconsolidation.paraphrase_bank import _components, _view
+from reconsolidation.providers.rules import provider as rules
+
+VERSION = "lookalike-bank@1"
+KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy")
+
+# (kind, a, b) — each pair must never merge.
+PAIRS = [
+    ("antonym", "The owner loves jazz.", "The owner hates jazz."),
+    ("antonym", "The owner buys vintage furniture.", "The owner sells vintage furniture."),
+    ("antonym", "The owner prefers hot showers.", "The owner prefers cold showers."),
+    ("antonym", "The owner's flat is big.", "The owner's flat is small."),
+    ("antonym", "The owner starts work at nine.", "The owner finishes work at nine."),
+    ("antonym", "The owner remembers the alarm code.", "The owner forgets the alarm code."),
+    ("antonym", "The owner accepted the job offer.", "The owner rejected the job offer."),
+    ("antonym", "The owner's team won the final.", "The owner's team lost the final."),
+    ("antonym", "The owner lends money to Sam.", "The owner borrows money to Sam."),
+    ("antonym", "The owner finds the commute easy.", "The owner finds the commute hard."),
+    ("antonym", "The owner likes quiet restaurants.", "The owner dislikes quiet restaurants."),
+    ("antonym", "The owner arrives in Oslo on Friday.", "The owner leaves Oslo on Friday."),
+    ("co_hyponym", "The owner has a pet rabbit.", "The owner has a pet hamster."),
+    ("co_hyponym", "The owner drinks coffee at breakfast.", "The owner drinks tea at breakfast."),
+    ("co_hyponym", "The owner plays guitar in a band.", "The owner plays drums in a band."),
+    ("co_hyponym", "The owner drives a car to work.", "The owner drives a truck to work."),
+    ("co_hyponym", "The owner lives in a big city.", "The owner lives in a big town."),
+    ("co_hyponym", "The owner's favourite fruit is mango.", "The owner's favourite fruit is papaya."),
+    ("co_hyponym", "The owner plays tennis at weekends.", "The owner plays squash at weekends."),
+    ("co_hyponym", "The owner eats salmon for dinner.", "The owner eats tuna for dinner."),
+    ("co_hyponym", "The owner is afraid of wasps.", "The owner is afraid of bees."),
+    ("co_hyponym", "The owner keeps the passport in the drawer.", "The owner keeps the passport in the cupboard."),
+    ("co_hyponym", "The owner talks to the plants.", "The owner sings to the plants."),
+    ("co_hyponym", "The owner's cat is a Siamese.", "The owner's dog is a Siamese."),
+    ("part_whole", "The owner broke a finger while climbing.", "The owner broke a hand while climbing."),
+    ("part_whole", "The owner painted the kitchen.", "The owner painted the house."),
+    ("part_whole", "The owner lost the car key.", "The owner lost the car."),
+    ("part_whole", "The owner's wrist hurts.", "The owner's arm hurts."),
+    ("part_whole", "The owner replaced the bike's wheel.", "The owner replaced the bike's saddle."),
+    ("part_whole", "The owner cleaned the roof.", "The owner cleaned the chimney."),
+    ("hypernym", "The owner is allergic to dogs.", "The owner is allergic to animals."),
+    ("hypernym", "The owner eats apples every day.", "The owner eats fruit every day."),
+    ("hypernym", "The owner owns a poodle.", "The owner owns a dog."),
+    ("hypernym", "The owner drinks wine with dinner.", "The owner drinks alcohol with dinner."),
+    ("hypernym", "The owner plays the violin.", "The owner plays an instrument."),
+    ("hypernym", "The owner likes jazz.", "The owner loves jazz."),
+    ("hypernym", "The owner is afraid of spiders.", "The owner is afraid of insects."),
+    ("hypernym", "The owner walks to the office.", "The owner travels to the office."),
+    ("hypernym", "The owner hopes to visit Japan.", "The owner plans to visit Japan."),
+    ("hypernym", "The owner's car is a sedan.", "The owner's car is a vehicle."),
+    ("role", "The owner is Priya's employer.", "The owner is Priya's employee."),
+    ("role", "The owner is a teacher at the conservatory.", "The owner is a student at the conservatory."),
+    ("role", "Sam reports to the owner.", "The owner reports to Sam."),
+    ("role", "Priya hired the owner.", "The owner hired Priya."),
+    ("role", "The owner is Sam's tenant.", "The owner is Sam's landlord."),
+    ("role", "The owner coaches the football team.", "The owner plays in the football team."),
+    ("role", "The owner is the buyer of the boat.", "The owner is the seller of the boat."),
+    ("role", "The owner is the patient of Dr. Okafor.", "The owner is the doctor of Dr. Okafor."),
+    ("polysemy", "The owner wants a new laptop.", "The owner needs a new laptop."),
+    ("polysemy", "The owner calls the bank on Mondays.", "The owner names the bank on Mondays."),
+    ("polysemy", "The owner runs a bakery.", "The owner manages a bakery."),
+    ("polysemy", "The owner's sister is a nurse.", "The owner's sister is a nanny."),
+    ("polysemy", "The owner sees a therapist.", "The owner dates a therapist."),
+    ("polysemy", "The owner keeps bees.", "The owner sells bees."),
+]
+
+
+def cases() -> list[dict]:
+    """One case per pair: two views of one subject, no labelled duplicate set."""
+    return [{"id": f"lookalike-{index}", "kind": kind, "views": [_view(a, 1, "lookalike"), _view(b, 2, "lookalike")]}
+            for index, (kind, a, b) in enumerate(PAIRS)]
+
+
+def score() -> dict:
+    """Merged pairs per case through the real rules provider (every one is a false merge)."""
+    per_case, false_pairs = [], 0
+    for case in cases():
+        proposals = [p for p in rules.propose(case["views"]) if p.kind == "merge_equivalent"]
+        components = _components([[str(ref.memory_id) for ref in p.inputs] for p in proposals])
+        pairs = sum(len(c) * (len(c) - 1) // 2 for c in components)
+        false_pairs += pairs
+        per_case.append({"id": case["id"], "kind": case["kind"], "false_merge_pairs": pairs,
+                         "reasons": sorted({p.reason for p in proposals})})
+    return {"bank": VERSION, "bank_sha256": hashlib.sha256(Path(__file__).read_bytes()).hexdigest(),
+            "pairs": len(PAIRS), "false_merge_pairs": false_pairs,
+            "by_kind": {kind: sum(1 for k, _, _ in PAIRS if k == kind) for kind in KINDS},
+            "cases": per_case}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path)
+    args = parser.parse_args(argv)
+    code = code_identity()
+    report = {**score(), "code": code}
+    text = json.dumps(report, indent=2, sort_keys=True)
+    if args.output:
+        with open(args.output, "x", encoding="utf-8") as handle:  # never replace a report
+            handle.write(text + "\n")
+    print(json.dumps({k: report[k] for k in ("pairs", "false_merge_pairs")}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
