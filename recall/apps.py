@@ -12,3 +12,8 @@ class RecallConfig(AppConfig):
         # Conversation snapshots are withheld on erasure of what they copied, and erased with
         # their conversation (registers two memory.hooks listeners).
         from recall.snapshots import erasure  # noqa: F401
+        # The role glosses context assembly matches descriptions against ("the guy who
+        # repairs my car" -> mechanic) are read once per process, here: read on first use
+        # they would cost the first turn up to a second of its context deadline.
+        from recall.lexicon import roles
+        roles.warm()

@@ -47,6 +47,11 @@ def _root(word: str) -> str:
     return word
 
 
+def warm() -> None:
+    """Read the role table and its index now (process start), not inside a turn's deadline."""
+    _index()
+
+
 @lru_cache(maxsize=1)
 def _index() -> dict[tuple[str, str], frozenset]:
     """key -> the roles it accounts for: each role's precomputed keys (``Role.keys``) and its
