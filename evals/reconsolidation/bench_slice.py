@@ -54,6 +54,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Optional
@@ -63,6 +64,7 @@ from evals.fixtures.bulk import bulk_touch
 from evals.generate_bank import Plan, write
 from evals.recall import report as rpt
 from evals.vector_cache import CachedEncoder, load_vector_cache, save_vector_cache
+from evals.reconsolidation.owner import owner_decides
 from evals.reconsolidation.responder import HeuristicResponder
 from memory.bank import memory_bank_import
 from memory.models import Memory
@@ -277,11 +279,12 @@ def reservations_of(principal, lease_token) -> int:
 
 
 def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slices: Optional[int] = None,
-            processor: str = "none") -> dict:
+            processor: str = "none", owner_keeps_up: bool = False) -> dict:
     """Slices until the generation's scan is complete (``processor`` none) or the job is
     idle (rules, scripted), or ``max_slices``; every sample kept."""
 
     store, now = ReconsolidationStore(), NOW
+    decided: Counter = Counter()
     timer = TimedStore(store)
     semantic = SemanticShare()
     durations, statements, full, changed, groups, calls, operations, requests = [], [], [], [], [], [], [], []
@@ -305,9 +308,13 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
                 complete = True
                 break
             if review_queue(principal=principal).full:
+                durations.pop(), statements.pop()
+                if owner_keeps_up:
+                    # The owner decides what waits (outside the timings) and dreaming goes on.
+                    decided.update(owner_decides(principal, now))
+                    continue
                 # As many proposals wait as the owner reviews at once and nobody approves
                 # here: dreaming keeps its place, which is where this measurement ends.
-                durations.pop(), statements.pop()
                 stopped = "review_queue_full"
                 break
             raise RuntimeError("nothing was due: the benchmark expects a fresh owner")
@@ -335,7 +342,8 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
         "slices": len(durations), "generation_complete": complete, "slices_bound_ceil_n_over_64": bound,
         "scan_slices": scan_slices, "within_bound": scan_slices is not None and scan_slices <= bound,
         "stopped": stopped or ("complete" if complete else "max_slices"),
-        "review_queue": {"waiting": review_queue(principal=principal).waiting, "bound": bounds.RECON_REVIEW_QUEUE_MAX},
+        "review_queue": {"waiting": review_queue(principal=principal).waiting, "bound": bounds.RECON_REVIEW_QUEUE_MAX,
+                         "owner_keeps_up": owner_keeps_up, "decided_by_owner": dict(sorted(decided.items()))},
         "model": {"processor": processor, "idle": processor != "none" and complete,
                   "groupable_anchors": coverage.groupable_anchors, "groupable_processed": coverage.groupable_processed,
                   "model_coverage": coverage.model_coverage, "groups_failed": coverage.groups_failed,
@@ -381,6 +389,9 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
                         help="none: every group no_change (pipeline only); rules: the default provider's real "
                              "batch path, until the job is idle; scripted: that path with the offline scripted "
                              "model (two chat requests a batch)")
+    parser.add_argument("--owner-decides", action="store_true",
+                        help="whenever the review queue is full the owner approves everything waiting (outside the "
+                             "timings) and dreaming goes on, so the model lane can reach the whole generation")
     parser.add_argument("--no-vectors", dest="vectors", action="store_false",
                         help="no vectors and semantic recall off: grouping's lexical probe only (not the production "
                              "configuration)")
@@ -445,14 +456,15 @@ def run(args: argparse.Namespace) -> dict:
         if args.reference:
             principal, corpus_ref, ids = build_owner(args.reference, args.seed, progress, encoder)
             reference = {"corpus": corpus_ref, **measure(principal, ids, busy=args.busy, progress=progress,
-                                                          label=str(args.reference), processor=args.processor)}
+                                                          label=str(args.reference), processor=args.processor,
+                                                          owner_keeps_up=args.owner_decides)}
             rpt.note(f"reference N={args.reference}: {reference['slices']} slices, statements per slice "
                      f"median {reference['statements_per_slice']['median']} max {reference['statements_per_slice']['max']}")
         principal, corpus, ids = build_owner(args.memories, args.seed, progress, encoder)
         save_vector_cache(args.vector_cache, space, cache)
         rpt.note(f"N={args.memories}: imported in {corpus['import']['seconds']} s")
         main = measure(principal, ids, busy=args.busy, progress=progress, label=str(args.memories),
-                       processor=args.processor)
+                       processor=args.processor, owner_keeps_up=args.owner_decides)
     return {
         "kind": KIND, "started_at": started.isoformat(), "code": code,
         "configuration": {
@@ -495,6 +507,9 @@ def summary(report: dict) -> str:
     model = result["model"]
     if model["processor"] != "none":
         queue = result["review_queue"]
+        if queue.get("owner_keeps_up"):
+            lines.append(f"  the owner decided {sum(queue['decided_by_owner'].values())} proposals whenever the review "
+                         f"queue was full ({', '.join(f'{k} {v}' for k, v in queue['decided_by_owner'].items())})")
         if result["stopped"] == "review_queue_full":
             lines.append(f"  stopped after {result['slices']} slices: the review queue is full "
                          f"({queue['waiting']} proposals wait, bound {queue['bound']}); dreaming keeps its place")

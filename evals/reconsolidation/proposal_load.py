@@ -5,7 +5,7 @@ Each source bank is imported into a fresh owner at a fixed instant, embedded wit
 configured encoder (semantic recall on: the production configuration, so grouping's semantic
 neighbour arm runs), then dreamt through two daily passes with the rules provider in reviewed
 mode, each pass run until idle at its own day's clock. Nobody decides anything until the
-review queue is full; then the owner approves everything waiting (``_owner_decides``) and
+review queue is full; then the owner approves everything waiting (``evals.reconsolidation.owner.owner_decides``) and
 dreaming goes on. What the owner is asked to review is what was decided plus what waits at
 the end. Sources: the demo bank the quick start imports, every case bank of the frozen
 reconsolidation corpus's development or holdout split (each case its own owner; figures
@@ -38,17 +38,16 @@ from evals.recall import report as rpt
 from evals.recall.report import remapper
 from evals.reconsolidation import case_inputs
 from evals.reconsolidation.bench_slice import bank_document
+from evals.reconsolidation.owner import owner_decides
 from evals.reconsolidation.runner import redundant_summary_pairs
 from memory.bank import memory_bank_import
 from memory.services import owner_create
 from recall.backfill import backfill_vectors
 from recall.encoders import load_encoder
-from reconsolidation import bounds, driver
+from reconsolidation import driver
 from reconsolidation.evidence import pins
 from reconsolidation.models import ReconsolidationOperation
-from reconsolidation.errors import Conflict, StaleInputs
-from reconsolidation.selectors.review_queue import review_order, review_queue
-from reconsolidation.services.operations import operation_approve
+from reconsolidation.selectors.review_queue import review_queue
 from reconsolidation.store import ReconsolidationStore
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
@@ -80,24 +79,9 @@ def _pending(principal: Principal) -> int:
         return ReconsolidationOperation.objects.filter(state="proposed").count()
 
 
-def _owner_decides(principal: Principal, now: datetime) -> int:
-    """The owner keeping up: every waiting proposal approved, highest priority first (the
-    review queue's order); a proposal that can no longer apply (an overlapping merge went
-    first) is decided all the same. Returns the decided proposals' kinds."""
-    waiting = review_order(principal=principal, limit=bounds.RECON_REVIEW_QUEUE_MAX)
-    for view in waiting:
-        operation_id, revision = view.id, view.revision
-        try:
-            operation_approve(principal=principal, operation_id=operation_id, expected_revision=revision,
-                              idempotency_key=f"proposal-load-{operation_id}", now=now)
-        except (Conflict, StaleInputs):
-            pass
-    return Counter(view.kind for view in waiting)
-
-
 def _passes(principal: Principal, instant: datetime, memories: int) -> tuple[int, Counter]:
     """Two daily passes, each until idle. Whenever the review queue is full the owner decides
-    what waits (``_owner_decides``) and dreaming goes on from its place; a bank that never
+    what waits (``evals.reconsolidation.owner.owner_decides``) and dreaming goes on from its place; a bank that never
     fills the queue is never decided. Returns the most ever pending at a slice boundary and
     the kinds of the proposals the owner decided."""
     most, decided = 0, Counter()
@@ -108,7 +92,7 @@ def _passes(principal: Principal, instant: datetime, memories: int) -> tuple[int
             run = driver.run_slice(principal, lease_owner=LEASE_OWNER, store=store, now=now, monotonic=lambda: 0.0)
             most = max(most, _pending(principal))
             if run is None and review_queue(principal=principal).full:
-                decided.update(_owner_decides(principal, now))
+                decided.update(owner_decides(principal, now))
                 continue
             if run is None or driver.is_idle(run):
                 break
