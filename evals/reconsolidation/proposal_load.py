@@ -113,7 +113,9 @@ def _banks(source: str) -> list[tuple[str, str, int]]:
     """(name, memory-bank JSON, memories) of one source."""
     if source.startswith(GENERATED):
         memories = int(source[len(GENERATED):])
-        return [(source, bank_document(memories, GENERATED_SEED), memories)]
+        # The generator's IDs are fixed, and IDs are unique across owners: fresh ones per source.
+        remap_text, _new, _inverse = remapper(uuid.uuid5(uuid.NAMESPACE_URL, f"proposal-load/{source}"))
+        return [(source, remap_text(bank_document(memories, GENERATED_SEED)), memories)]
     if source == "demo":
         data = DEMO_BANK.read_text()
         return [("demo", data, len(json.loads(data)["memories"]))]

@@ -48,3 +48,14 @@ def test_an_unknown_source_is_refused_before_anything_runs(capsys):
     with pytest.raises(SystemExit):
         proposal_load.parse_args(["--sources", "demo,generated-x"])
     assert "unknown generated-x" in capsys.readouterr().err
+
+
+def test_generated_banks_of_two_sizes_import_side_by_side():
+    """The generator's IDs are fixed; each generated source gets its own, so 2,000 and 10,000
+    can be measured in one run (IDs are unique across owners)."""
+    ((_, small, _),), ((_, large, _),) = proposal_load._banks("generated-20"), proposal_load._banks("generated-30")
+    import json
+
+    ids = lambda data: {m["id"] for m in json.loads(data)["memories"]}  # noqa: E731
+    assert not ids(small) & ids(large)
+
