@@ -37,8 +37,7 @@ DEFAULT_SPEND_CEILING_USD = Decimal("50")
 ARM_KINDS = {
     scorer.ORIGINAL_ARM: (),
     scorer.MERGE_ARM: ("merge_equivalent",),
-    scorer.CONNECTIONS_ARM: ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict",
-                             "end_superseded"),
+    scorer.CONNECTIONS_ARM: ("merge_equivalent", "summarize_related", "infer_connection", "flag_conflict"),
 }
 
 

@@ -69,7 +69,10 @@ def test_every_route_conforms_to_the_served_schema_under_generated_requests(prod
          # Whole-account erasure would revoke the token every later case uses:
          # tests/api/schemathesis_semantics.NOT_FUZZED.
          *[arg for path in NOT_FUZZED for arg in ("--exclude-path", path)],
-         "--checks", "all", "--max-examples", "10", "--seed", str(seed), "--workers", "1",
+         # ST302 ("created resource not found") assumes every sub-resource of a just-created
+         # parent exists; a conversation's snapshot exists only from its first turn (documented
+         # not_found before), and the stateful phase cannot scope a check to one operation.
+         "--checks", "all", "--exclude-checks", "ensure_resource_availability", "--max-examples", "10", "--seed", str(seed), "--workers", "1",
          "--generation-database", "none",
          "--request-timeout", "60", "--no-color", "--report", "ndjson", "--report-dir", str(report)],
         # From a scratch directory: schemathesis keeps a cache in its working directory.

@@ -16,8 +16,11 @@ TABLES = ("reconsolidation_reconsolidationjob", "reconsolidation_reconsolidation
 
 
 def migrate(*target: str) -> None:
-    """Migrate reconsolidation to ``target``; with none, to its latest migration."""
-    call_command("migrate", "reconsolidation", *target, database="owner", verbosity=0, interactive=False)
+    """Migrate reconsolidation to ``target``; with none, every app to its latest migration
+    (recall's migrations from 0004 depend on reconsolidation's, so taking reconsolidation down
+    takes them down too, and only a full migrate brings them back)."""
+    app = ("reconsolidation", *target) if target else ()
+    call_command("migrate", *app, database="owner", verbosity=0, interactive=False)
 
 
 def tables_present() -> set[str]:

@@ -202,7 +202,10 @@ def restore_schema(live_db):
 
 
 def migrate_reconsolidation(*target: str) -> None:
-    call_command("migrate", "reconsolidation", *target, database="owner", verbosity=0, interactive=False)
+    """To ``target``; with none, every app to its latest (other apps' migrations depend on
+    reconsolidation's and go down with it)."""
+    app = ("reconsolidation", *target) if target else ()
+    call_command("migrate", *app, database="owner", verbosity=0, interactive=False)
 
 
 def stored_digests(owner, ids) -> dict:
