@@ -9,7 +9,7 @@ Real PostgreSQL, real services: slices are claim -> inventory -> checkpoint -> r
 with queued model work finished ``no_change`` (no model is involved in any of this)."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from django.core.management import call_command
@@ -100,9 +100,13 @@ def test_the_database_digest_mirrors_the_python_key(owner):
         "Café at 9", "Cafe\u0301 at 9",  # NFC makes these one statement
         "  Paid 30\u00a0EUR \u2003 today ", "Paid 30 EUR today", "paid 30 eur today.",
         "Line\u2028break\tand\u3000ideographic space", "x\u200by",  # a zero-width space is not whitespace
+        "\\x41 looks like bytea hex", "C:\\new\\table \\\\ and \\101",  # backslashes are plain bytes
+        "Número 7 — 東京 🙂",
     ]
     made = [original(owner, text, subject="digest") for text in statements]
     made.append(original(owner, "Paid 30 EUR today", subject="digest", expires_at=T0 + 30 * DAY))
+    made.append(original(owner, "Born before the epoch", subject="digest",
+                         valid_from=datetime(1961, 4, 12, 6, 7, 8, 123457, tzinfo=timezone.utc)))
     with owner_context(owner):
         views, _ = current_sources(owner, refs(*made), T0)
     stored = stored_digests(owner, [m.id for m in made])
@@ -110,6 +114,17 @@ def test_the_database_digest_mirrors_the_python_key(owner):
     assert stored[made[0].id] == stored[made[1].id]
     assert stored[made[2].id] == stored[made[3].id] != stored[made[4].id]
     assert stored[made[3].id] != stored[made[7].id]  # expiry is part of the key
+
+
+def test_the_database_inlines_the_digest_function_into_the_column_it_computes(owner):
+    """Not inlined, it cost a separate SQL-function execution for every written row (0012)."""
+    with owner_context(owner):
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (VERBOSE) SELECT reconsolidation_equivalence_digest(statement, subject,"
+                           " belief_type, claim_kind, polarity, derivation, attribution, scope, portable, authority,"
+                           " sensitivity, valid_from, expires_at) FROM memory_memory")
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "sha256" in plan and "reconsolidation_equivalence_digest" not in plan
 
 
 def test_the_digest_is_rewritten_by_the_statement_that_revises_the_row(owner):
