@@ -262,11 +262,13 @@ RECON_RULES_CALL_USD = RECON_MONEY_QUANTUM_USD  # the free rules provider still 
 RECON_SUMMARY_MAX_CHARS = 1024  # rendered extractive summary: heading + bullets + clauses
 RECON_SUMMARY_MAX_CLAUSES = 4
 # A summary is proposed only where it tells recall more than one search already renders (a hit
-# and its one expansion sibling: so at least three clauses) gathered from more than one
-# conversation; chosen on the demo bank and the corpus's development split
-# (evals/reconsolidation/proposal_load.py).
+# and its one expansion sibling: so at least three clauses) gathered from several conversations
+# (three: with two, the demo bank's summaries were mostly a hit, its sibling and one more fact,
+# and 7 of its 13 summary proposals; approving every summary has never moved the diagnostic's
+# recall). Chosen on the demo bank and the development split, checked on generated banks
+# (evals/reconsolidation/proposal_load.py; evals/README.md).
 RECON_SUMMARY_MIN_CLAUSES = int(os.environ.get("RECON_SUMMARY_MIN_CLAUSES", "3"))
-RECON_SUMMARY_MIN_SESSIONS = int(os.environ.get("RECON_SUMMARY_MIN_SESSIONS", "2"))
+RECON_SUMMARY_MIN_SESSIONS = int(os.environ.get("RECON_SUMMARY_MIN_SESSIONS", "3"))
 # One live summary per holder: two pending or active summaries whose support overlaps by more
 # than this Jaccard index say the same thing; the newer revises or updates the older.
 RECON_SUMMARY_MAX_SHARED_SUPPORT = 0.5

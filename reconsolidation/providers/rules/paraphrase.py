@@ -21,6 +21,7 @@ over ``SourceView`` values: no database, no clock, no model (WordNet is committe
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -193,6 +194,7 @@ def _number(token: str) -> Optional[str]:
     return _NUMBER_WORDS.get(token)
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem: the shared part of a word's inflections and derivations."""
     for suffix in ("ically", "ors", "or", "ations", "ation", "ingly", "ities", "ness", "ment", "ings", "ally", "ical", "ies",
@@ -216,6 +218,9 @@ def _is_past(word: str) -> bool:
     return word in _IRREGULAR_PAST or word in _PAST_AUX or (word.endswith("ed") and len(word) > 4)
 
 
+# Cached: a group's pairwise checks parse each statement once per pair, and the parse of a text
+# depends on nothing else (its result is immutable; callers only read ``classes``).
+@functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> _Parsed:
     tokens = _tokens(text)
     words = tuple(token for token, _, _ in tokens)

@@ -1,7 +1,7 @@
 """One live summary per holder, and only summaries worth the owner's review.
 
 A summary is proposed only where it tells recall more than one search renders (three clauses
-or more, from two conversations or more); a holder never has two live summaries: a new fact
+or more, from three conversations or more); a holder never has two live summaries: a new fact
 revises the pending one, and a fact after a committed one is proposed as its update."""
 from __future__ import annotations
 
@@ -103,16 +103,24 @@ def in_session(owner, session_id, statement: str, subject: str):
                                   now=T0)
 
 
-def test_a_summary_of_one_conversation_is_not_proposed_and_of_two_it_is(owner, store, day_one,
-                                                                         production_summary_rules):
+def test_a_summary_is_proposed_from_three_conversations_and_not_from_two(owner, store, day_one,
+                                                                          production_summary_rules):
+    """RECON_SUMMARY_MIN_SESSIONS at its bound: facts of two conversations are what one recall
+    already ties together (a hit and its expansion sibling); from three, a summary gathers more."""
+    from reconsolidation import bounds
+
+    assert bounds.RECON_SUMMARY_MIN_SESSIONS == 3
     session = services.session_create(principal=owner, started_at=T0)
     one_conversation = [in_session(owner, session.id, statement, "Kofi") for statement in (
         "Kofi climbs on Tuesdays.", "Kofi climbs at the harbour gym.", "Kofi owns red climbing shoes.")]
     assert by_kind(process(store, owner, one_conversation, day_one), "summarize_related") == []
-    (elsewhere,) = [original(owner, "Kofi met the owner at the harbour gym.", subject="Kofi")]
-    (summary,) = by_kind(process(store, owner, [*one_conversation[:2], elsewhere], day_one + timedelta(hours=1)),
+    (second,) = [original(owner, "Kofi met the owner at the harbour gym.", subject="Kofi")]
+    two_conversations = [*one_conversation[:2], second]
+    assert by_kind(process(store, owner, two_conversations, day_one + timedelta(hours=1)), "summarize_related") == []
+    (third,) = [original(owner, "Kofi taught the owner to tie a figure-eight knot.", subject="Kofi")]
+    (summary,) = by_kind(process(store, owner, [*two_conversations, third], day_one + timedelta(hours=2)),
                          "summarize_related")
-    assert {ref.memory_id for ref in summary.inputs} >= {one_conversation[0].id, elsewhere.id}
+    assert {ref.memory_id for ref in summary.inputs} >= {one_conversation[0].id, second.id, third.id}
 
 
 def test_two_supports_are_one_summarys_at_the_shared_support_bound_and_not_just_below():
