@@ -117,10 +117,11 @@ def owner_vector_count(space: str) -> int:
     return MemoryVector.objects.filter(space=space).count()
 
 
-def hnsw_session_settings(cursor) -> None:
+def hnsw_session_settings(cursor, *, ef_search: Optional[int] = None) -> None:
     """Tune HNSW for the current transaction: owner rows are filtered after the index
     scan (row-level security), so keep scanning (relaxed order) until enough rows pass,
-    up to a bound on scanned tuples."""
+    up to a bound on scanned tuples. ``ef_search``: the caller's candidate list, recall's
+    (``RECALL_HNSW_EF_SEARCH``) unless given."""
     db = getattr(cursor, "db", None)
     if db is not None and not db.in_atomic_block:
         raise RuntimeError("hnsw_session_settings needs a transaction (SET LOCAL)")
@@ -128,5 +129,6 @@ def hnsw_session_settings(cursor) -> None:
     cursor.execute(
         "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
         " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
-        [str(int(settings.RECALL_HNSW_EF_SEARCH)), str(int(settings.RECALL_HNSW_MAX_SCAN_TUPLES))],
+        [str(int(settings.RECALL_HNSW_EF_SEARCH if ef_search is None else ef_search)),
+         str(int(settings.RECALL_HNSW_MAX_SCAN_TUPLES))],
     )

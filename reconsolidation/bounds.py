@@ -48,6 +48,7 @@ RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES: int = _setting("RECON_NEIGHBOUR_MIN_OVERLAP
 # The semantic neighbour arm: the largest cosine distance (1 - cosine) at which an eligible
 # original is still the anchor's semantic neighbour.
 RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE: float = _setting("RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE")
+RECON_SEMANTIC_HNSW_EF_SEARCH: int = _setting("RECON_SEMANTIC_HNSW_EF_SEARCH")
 
 # --- Spend (Decimal USD) -------------------------------------------------------------
 RECON_MONEY_QUANTUM_USD: Decimal = Decimal(_setting("RECON_MONEY_QUANTUM_USD"))

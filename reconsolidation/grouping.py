@@ -93,7 +93,8 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
     if encoder is None:
         return {}
     space = encoder.tuple.space
-    exact = use_exact_search(space, (principal.tenant_id, principal.principal_id))  # else HNSW, tuned
+    exact = use_exact_search(space, (principal.tenant_id, principal.principal_id),  # else HNSW, tuned
+                             ef_search=bounds.RECON_SEMANTIC_HNSW_EF_SEARCH)
     bound, max_distance = bounds.RECON_GROUP_MAX_MEMBERS - 1, bounds.RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE
     params = {"tenant_id": principal.tenant_id, "principal_id": principal.principal_id, "space": space, "now": now,
               "sensitivities": allowed_sensitivities(), "neighbours": bound, "max_distance": max_distance}

@@ -181,10 +181,13 @@ RECALL_BACKFILL_BATCH_ITEMS = 64
 # Beat backfill (only when a broker is configured and semantic recall is on):
 RECALL_BACKFILL_INTERVAL_SECONDS = float(os.environ.get("RECALL_BACKFILL_INTERVAL_SECONDS", 600))
 RECALL_BACKFILL_MAX_ITEMS_PER_OWNER = env_int("RECALL_BACKFILL_MAX_ITEMS_PER_OWNER", 2000)
-# HNSW candidate list per scan step. 200, not 100: on one index of 218,000 vectors, top-20
-# agreement with exact search rose from 79.4 to 82.1 % at no measured latency cost; 400 added
-# nothing (evals/recall/README.md, fourth pass).
-RECALL_HNSW_EF_SEARCH = env_int("RECALL_HNSW_EF_SEARCH", 200)
+# HNSW candidate list per scan step for recall's queries: 1,000, pgvector's largest. A question
+# lies away from the statements that answer it, where the graph navigates poorly: over 100,000
+# noise memories rendered recall through the index was 46.7 / 53.8 / 64.9 % at 200 / 400 /
+# 1,000 against 75.3 % exact (evals/README.md, 2026-12-06), although statements used as queries
+# find 98.5 % of their exact neighbours at 200. (Top-20 agreement with queries drawn from the
+# bank's own words, the earlier basis for 200, hid this.)
+RECALL_HNSW_EF_SEARCH = env_int("RECALL_HNSW_EF_SEARCH", 1000)
 RECALL_HNSW_MAX_SCAN_TUPLES = 20000
 # Below this many vectors for an owner, exact search is used (set by measurement).
 RECALL_EXACT_SEARCH_MAX_VECTORS = int(os.environ.get("RECALL_EXACT_SEARCH_MAX_VECTORS", 20000))
@@ -255,6 +258,10 @@ RECON_NEIGHBOUR_BATCH_ANCHORS = 8
 RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES = 2
 # The semantic neighbour arm: largest cosine distance (1 - cosine) of a semantic neighbour.
 RECON_SEMANTIC_NEIGHBOUR_MAX_DISTANCE = 0.35
+# Its HNSW candidate list: an anchor's neighbours are statements found from a statement, which
+# the graph finds at 200 (98.5 % of 160 exact neighbours on a 100,000-vector index); recall's
+# 1,000 would double the cost of a slice's 128 probes for nothing.
+RECON_SEMANTIC_HNSW_EF_SEARCH = 200
 RECON_MONEY_QUANTUM_USD = Decimal("0.00000001")
 RECON_SLICE_BUDGET_USD = Decimal(os.environ.get("RECON_SLICE_BUDGET_USD", "0.25"))
 RECON_DAILY_BUDGET_USD = Decimal(os.environ.get("RECON_DAILY_BUDGET_USD", "2.00"))

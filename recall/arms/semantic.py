@@ -147,14 +147,15 @@ def _owner_vector_count(space: str, owner: Optional[tuple]) -> int:
     return count
 
 
-def use_exact_search(space: str, owner: Optional[tuple] = None) -> bool:
+def use_exact_search(space: str, owner: Optional[tuple] = None, *, ef_search: Optional[int] = None) -> bool:
     """Exact search while the owner has few vectors in ``space``; HNSW (with iterative
-    scans for this transaction) above settings.RECALL_EXACT_SEARCH_MAX_VECTORS.
+    scans for this transaction, ``ef_search`` recall's unless given) above
+    settings.RECALL_EXACT_SEARCH_MAX_VECTORS.
 
     ``owner`` = (tenant_id, principal_id) of the current owner context lets the count be
     reused for a short while (see ``_vector_counts``); without it the count is taken now."""
     if _owner_vector_count(space, owner) <= settings.RECALL_EXACT_SEARCH_MAX_VECTORS:
         return True
     with connection.cursor() as cursor:
-        vectors.hnsw_session_settings(cursor)
+        vectors.hnsw_session_settings(cursor, ef_search=ef_search)
     return False

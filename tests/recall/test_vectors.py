@@ -444,3 +444,11 @@ def test_hnsw_with_iterative_scan_fills_the_limit_despite_other_owners_rows(db):
     assert len(search(tuned=False)) < 20
     tuned = search(tuned=True)
     assert len(tuned) == 20 and set(tuned) <= set(far_ids)
+
+
+def test_hnsw_session_settings_take_a_callers_own_candidate_list(db, settings):
+    settings.RECALL_HNSW_EF_SEARCH = 123
+    with transaction.atomic(), connection.cursor() as cursor:
+        hnsw_session_settings(cursor, ef_search=77)
+        cursor.execute("SELECT '[1,2,3]'::vector")
+        assert show(cursor, "hnsw.ef_search") == "77"

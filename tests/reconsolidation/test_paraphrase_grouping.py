@@ -116,3 +116,25 @@ def test_an_anchor_whose_lexical_neighbours_fill_the_bound_is_not_probed_by_vect
         found = neighbour_ids(bank, anchor)
     assert len(found) == bounds.RECON_GROUP_MAX_MEMBERS - 1 and near not in found
     assert not any("recall_memoryvector" in query["sql"] for query in captured.captured_queries)
+
+
+def test_the_indexed_probe_uses_dreamings_candidate_list_not_recalls(db, semantic_on, encoder, search, settings):
+    """Recall searches with a long HNSW candidate list (questions lie away from the statements
+    that answer them); dreaming's anchors are statements, and its probes keep their own,
+    shorter list (RECON_SEMANTIC_HNSW_EF_SEARCH), so a slice's 128 probes do not pay recall's."""
+    from django.test.utils import CaptureQueriesContext
+
+    settings.RECALL_HNSW_EF_SEARCH = 999
+    bank = Bank.new()
+    anchor, near = bank.add_many([dict(statement="The owner cycles to work.", subject="commute"),
+                                  dict(statement="Daily rides by bicycle get them to the office.", subject="transport")])
+    bank.vector(anchor, basis(0), encoder)
+    bank.vector(near, blend(0, 1, 0.9), encoder)
+    with CaptureQueriesContext(connection) as captured:
+        assert near in neighbour_ids(bank, anchor)
+    tuned = [query["sql"] for query in captured.captured_queries if "hnsw.ef_search" in query["sql"]]
+    if search == "exact":
+        assert tuned == []
+    else:
+        assert tuned and all(f"'{bounds.RECON_SEMANTIC_HNSW_EF_SEARCH}'" in sql_text and "'999'" not in sql_text
+                             for sql_text in tuned), tuned
