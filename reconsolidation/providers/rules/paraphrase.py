@@ -214,6 +214,9 @@ def _singular(word: str) -> str:
     return word
 
 
+_ROLE_STEMS = frozenset(stem(word) for word in _ROLE)
+
+
 def _is_past(word: str) -> bool:
     return word in _IRREGULAR_PAST or word in _PAST_AUX or (word.endswith("ed") and len(word) > 4)
 
@@ -283,7 +286,7 @@ def _parse(text: str) -> _Parsed:
         if single in _RELATION or token in _RELATION:
             classes["relation"].add(single)
             continue
-        if stem(token) in {stem(w) for w in _ROLE}:
+        if stem(token) in _ROLE_STEMS:
             classes["role"].add(stem(token))
             continue
         if _is_past(token):
