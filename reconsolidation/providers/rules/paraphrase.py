@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from types import MappingProxyType
 from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Optional, Sequence
@@ -131,7 +132,7 @@ class _Parsed:
     calendar: frozenset
     frequency: frozenset
     entities: frozenset
-    classes: dict
+    classes: MappingProxyType  # read-only: parses are cached and shared
     past: bool
     content: frozenset  # content words left for alignment
 
@@ -222,7 +223,7 @@ def _is_past(word: str) -> bool:
 
 
 # Cached: a group's pairwise checks parse each statement once per pair, and the parse of a text
-# depends on nothing else (its result is immutable; callers only read ``classes``).
+# depends on nothing else (its result is immutable, ``classes`` a read-only mapping).
 @functools.lru_cache(maxsize=4096)
 def _parse(text: str) -> _Parsed:
     tokens = _tokens(text)
@@ -299,7 +300,7 @@ def _parse(text: str) -> _Parsed:
         content.add(token)
     return _Parsed(words=words, numbers=frozenset(_count(numbers)), units=frozenset(units),
                    calendar=frozenset(calendar), frequency=frozenset(frequency), entities=frozenset(entities),
-                   classes={k: frozenset(v) for k, v in classes.items()}, past=past, content=frozenset(content))
+                   classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past, content=frozenset(content))
 
 
 def _count(values: list[str]) -> list[tuple[str, int]]:
