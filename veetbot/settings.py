@@ -188,6 +188,12 @@ RECALL_BACKFILL_MAX_ITEMS_PER_OWNER = env_int("RECALL_BACKFILL_MAX_ITEMS_PER_OWN
 # find 98.5 % of their exact neighbours at 200. (Top-20 agreement with queries drawn from the
 # bank's own words, the earlier basis for 200, hid this.)
 RECALL_HNSW_EF_SEARCH = env_int("RECALL_HNSW_EF_SEARCH", 1000)
+# How many permitted vectors one index search walks (the iterative scan's further steps past
+# the first ef_search list) before keeping the arm's limit nearest. Over 100,000 memories,
+# with the index built at m 48 / ef_construction 400 (recall migration 0012), the diagnostic's
+# questions found 96-97 % of their 160 exact neighbours at depth 160 and all of them at 2,000
+# (an index probe, evals/README.md, 2026-12-06). At most RECALL_HNSW_MAX_SCAN_TUPLES.
+RECALL_HNSW_SEARCH_DEPTH = env_int("RECALL_HNSW_SEARCH_DEPTH", 2000)
 RECALL_HNSW_MAX_SCAN_TUPLES = 20000
 # Below this many vectors for an owner, exact search is used (set by measurement).
 RECALL_EXACT_SEARCH_MAX_VECTORS = int(os.environ.get("RECALL_EXACT_SEARCH_MAX_VECTORS", 20000))

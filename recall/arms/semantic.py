@@ -40,8 +40,9 @@ def semantic_arm(historical: bool, *, exact: bool) -> str:
     cannot serve: a true exact scan whose sort carries (id, revision, distance) rather than
     whole rows with their 384-float embeddings. Index mode orders the owner's vectors by
     the bare distance so the HNSW index serves it with iterative scans
-    (``vectors.hnsw_session_settings``), filtered by the same probe before its LIMIT, then
-    re-sorts the relaxed-order result.
+    (``vectors.hnsw_session_settings``), filtered by the same probe, walks ``search_depth``
+    permitted vectors, then re-sorts the relaxed-order result and keeps the ``limit``
+    nearest.
     """
     distance = "(v.embedding <=> %(query_vector)s::vector)"
     owner_space = """v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s
@@ -71,7 +72,7 @@ def semantic_arm(historical: bool, *, exact: bool) -> str:
             WHERE {owner_space}
               AND EXISTS ({permitted_probe("v")})
             ORDER BY {distance}
-            LIMIT %(limit)s
+            LIMIT %(depth)s
         ) d
         CROSS JOIN LATERAL ({permitted_probe("d")}) p"""
     # The final sort must really sort. The planner takes the CTE's rows as already ordered
@@ -84,7 +85,16 @@ def semantic_arm(historical: bool, *, exact: bool) -> str:
     )
     SELECT id, store_position, distance FROM nearest
     ORDER BY {key}, store_position DESC, id
+    LIMIT %(limit)s
     """
+
+
+def search_depth(limit: int) -> int:
+    """How many permitted vectors an index search walks before it keeps the ``limit``
+    nearest: ``RECALL_HNSW_SEARCH_DEPTH``, never fewer than the limit. A question lies away
+    from the statements that answer it, where one candidate list of ``ef_search`` misses
+    some of them; the iterative scan's further steps find them (see the setting)."""
+    return max(limit, settings.RECALL_HNSW_SEARCH_DEPTH)
 
 
 def vector_literal(vector) -> str:
@@ -96,6 +106,7 @@ def semantic(read: Read, query_vector: Sequence[float], space: str, *, exact: bo
     """One search of the semantic arm in the given mode (no fallback: see ``semantic_search``)."""
     rows = run(semantic_arm(read.historical, exact=exact), {
         **read.params, "query_vector": vector_literal(query_vector), "space": space, "limit": read.limit,
+        "depth": search_depth(read.limit),
     })
     return [Candidate(id=r[0], store_position=r[1], signal=float(r[2])) for r in rows]
 

@@ -7,6 +7,7 @@ on a small test table; the statements themselves are the retriever's.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from django.db import connection
@@ -38,7 +39,7 @@ def _semantic(bank, encoder, query_vector, *, exact: bool, limit: int = 64, excl
     read = _read(bank, limit=limit, exclude_ids=exclude_ids)
     statement = semantic.semantic_arm(False, exact=exact)
     params = {**read.params, "query_vector": semantic.vector_literal(query_vector), "space": encoder.tuple.space,
-              "limit": read.limit}
+              "limit": read.limit, "depth": semantic.search_depth(read.limit)}
     with owner_context(bank.principal), connection.cursor() as cursor:
         if not exact:
             hnsw_session_settings(cursor)
@@ -87,9 +88,34 @@ def test_index_mode_uses_the_hnsw_index_and_really_sorts_its_relaxed_order(bank,
     _vectors(bank, encoder, 300, start=0, spread=0.05, rng=random.Random(2), centre=301)
     candidates, plan = _semantic(bank, encoder, basis(301), exact=False)
     assert "memoryvector_embedding_hnsw" in plan, plan
-    assert plan.splitlines()[0].startswith("Sort") and "Presorted Key" not in plan, plan
+    # The top keeps the limit of a real sort of the CTE's rows (no presorted shortcut).
+    assert plan.splitlines()[0].startswith("Limit"), plan
+    assert "Sort Key: ((nearest.distance + '0'" in plan and "Presorted Key" not in plan, plan
     keys = [(c.signal, -c.store_position, str(c.id)) for c in candidates]
     assert len(keys) == 64 and keys == sorted(keys)
+
+
+@pytest.mark.parametrize("depth, walked", [(100, 100), (10, 64)], ids=["deeper than the limit", "never below it"])
+def test_an_index_search_walks_the_search_depth_and_keeps_the_limit(bank, semantic_on, settings, depth, walked):
+    """The index scan walks ``RECALL_HNSW_SEARCH_DEPTH`` permitted vectors (never fewer than
+    the arm's limit) and the arm keeps the limit nearest of them."""
+    settings.RECALL_HNSW_SEARCH_DEPTH = depth
+    encoder = MappedEncoder()
+    _vectors(bank, encoder, 300, start=0, spread=0.05, rng=random.Random(5), centre=302)
+    read = _read(bank, limit=64)
+    params = {**read.params, "query_vector": semantic.vector_literal(basis(302)), "space": encoder.tuple.space,
+              "limit": read.limit, "depth": semantic.search_depth(read.limit)}
+    with owner_context(bank.principal), connection.cursor() as cursor:
+        hnsw_session_settings(cursor)
+        for switch in INDEX_ONLY:
+            cursor.execute(f"SET LOCAL {switch} = off")
+        cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) "
+                       + semantic.semantic_arm(False, exact=False), params)
+        plan = [row[0] for row in cursor.fetchall()]
+        candidates = semantic.semantic(read, basis(302), encoder.tuple.space, exact=False)
+    scan_limit = next(line for line in plan if "Limit" in line and "->" in line)  # the CTE's scan, below the top
+    assert re.search(rf"rows={walked}(\.00)? loops=1", scan_limit), plan
+    assert len(candidates) == 64
 
 
 @pytest.mark.parametrize("exact", [True, False], ids=["exact", "index"])

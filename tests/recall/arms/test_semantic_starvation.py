@@ -32,9 +32,6 @@ QUERY = "zqx starving semantic arm"
 A_VECTORS = 20_001
 B_VECTORS = 200_000
 HNSW_INDEX = "memoryvector_embedding_hnsw"
-# recall migration 0002, exactly.
-CREATE_HNSW = (f"CREATE INDEX {HNSW_INDEX} ON recall_memoryvector"
-               " USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
 
 # Owner A's i-th original (creation order) gets cosine 0.10 + 0.70 * i / n to the query —
 # all distinct, the newest nearest; owner B's all lie in [0.90, 0.99].
@@ -63,7 +60,10 @@ def starving(live_db):
     """(owner A's bank, the encoder, A's memory IDs nearest first) with B's 200,000 nearer vectors."""
     owner = connections["owner"]
     with owner.cursor() as cursor:
-        cursor.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+        # Rebuilt afterwards exactly as the migrations made it.
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [HNSW_INDEX])
+        (create_hnsw,) = cursor.fetchone()
+        cursor.execute(f"DROP INDEX {HNSW_INDEX}")
     try:
         encoder = MappedEncoder({QUERY: basis(0)})
         a, b = Bank.new("Owner A"), Bank.new("Owner B")
@@ -75,7 +75,7 @@ def starving(live_db):
         began = time.monotonic()
         with owner.cursor() as cursor:
             cursor.execute("SET maintenance_work_mem = '1GB'")
-            cursor.execute(CREATE_HNSW)
+            cursor.execute(create_hnsw)
             cursor.execute("RESET maintenance_work_mem")
             cursor.execute("ANALYZE recall_memoryvector")
         print(f"HNSW build over {A_VECTORS + B_VECTORS} vectors: {time.monotonic() - began:.1f} s")
@@ -120,7 +120,7 @@ def test_another_owners_nearer_vectors_cannot_starve_the_dense_list(starving, pl
         with connection.cursor() as cursor:
             cursor.execute("EXPLAIN " + semantic.semantic_arm(False, exact=False), {
                 **_read(a).params, "query_vector": semantic.vector_literal(basis(0)), "space": encoder.tuple.space,
-                "limit": limit})
+                "limit": limit, "depth": semantic.search_depth(limit)})
             assert HNSW_INDEX in "\n".join(row[0] for row in cursor.fetchall())
         bare = semantic.semantic(_read(a), basis(0), encoder.tuple.space, exact=False)
     assert len(bare) < limit
