@@ -1,16 +1,18 @@
 """The semantic arm cannot starve: one owner's dense list is complete whatever other owners
 hold (``recall.arms.semantic.semantic_search``).
 
-Owner A holds 20,001 vectors — one above ``RECALL_EXACT_SEARCH_MAX_VECTORS``, so the arm
-searches the shared HNSW index — and owner B holds 200,000 vectors, every one nearer the
+Owner A holds 2,001 vectors — one above ``RECALL_EXACT_SEARCH_MAX_VECTORS``, so the arm
+searches the shared HNSW index — and owner B holds 20,000 vectors, every one nearer the
 query than any of A's. Row-level security filters B's rows after the index scan, and an
 iterative scan gives up after ``RECALL_HNSW_MAX_SCAN_TUPLES``: the bare HNSW search returns
-(next to) nothing of A's. The arm sees the short result and searches again exactly, so A's
+(next to) nothing of A's. Both settings are a tenth of their defaults here (20,000 each), so
+the scene is the production one at a tenth of its size: the index build over it is what
+the test spends its time on. The arm sees the short result and searches again exactly, so A's
 dense list is full; forced into exact mode it is in exact cosine order.
 
 The vectors are built in SQL (``generate_series``) on committed rows, with the HNSW index
 dropped during the load and rebuilt once afterwards through the owning connection (an index
-present during 220,000 inserts costs ~500 rows/s). The vectors lie on one arc of the
+present during the inserts costs far more than one build). The vectors lie on one arc of the
 (dim 0, dim 383) plane — the query is dim 0 — so every cosine is known in closed form.
 """
 from __future__ import annotations
@@ -29,8 +31,9 @@ from veetbot.rls import owner_context
 pytestmark = pytest.mark.slow
 
 QUERY = "zqx starving semantic arm"
-A_VECTORS = 20_001
-B_VECTORS = 200_000
+A_VECTORS = 2_001
+B_VECTORS = 20_000
+SCAN_TUPLES = 2_000  # RECALL_HNSW_MAX_SCAN_TUPLES here: B's nearer vectors are ten times as many
 HNSW_INDEX = "memoryvector_embedding_hnsw"
 
 # Owner A's i-th original (creation order) gets cosine 0.10 + 0.70 * i / n to the query —
@@ -57,7 +60,7 @@ def _vectors(bank: Bank, encoder: MappedEncoder, *, count: int, low: float, span
 
 @pytest.fixture
 def starving(live_db):
-    """(owner A's bank, the encoder, A's memory IDs nearest first) with B's 200,000 nearer vectors."""
+    """(owner A's bank, the encoder, A's memory IDs nearest first) with B's 20,000 nearer vectors."""
     owner = connections["owner"]
     with owner.cursor() as cursor:
         # Rebuilt afterwards exactly as the migrations made it.
@@ -95,7 +98,7 @@ def _read(bank: Bank) -> permitted.Read:
 
 @pytest.fixture
 def planner_takes_the_index(starving):
-    """The planner's HNSW-or-sort choice follows statistics: at 20,001 of 220,001 vectors it
+    """The planner's HNSW-or-sort choice follows statistics: at 2,001 of 22,001 vectors it
     sorts A's rows (found by the owner index) — exact by accident; at other shares (100,000
     of 200,000 in the load benchmark) it scans the HNSW index. This connection is made to
     take the index whenever it can, as those statistics would."""
@@ -112,6 +115,8 @@ def planner_takes_the_index(starving):
 def test_another_owners_nearer_vectors_cannot_starve_the_dense_list(starving, planner_takes_the_index, settings):
     a, encoder, nearest_first = starving
     settings.AGENT_MEMORY_SEMANTIC_ENABLED = True
+    settings.RECALL_EXACT_SEARCH_MAX_VECTORS = A_VECTORS - 1
+    settings.RECALL_HNSW_MAX_SCAN_TUPLES = SCAN_TUPLES
     limit = permitted.arm_limit(20)
 
     # The scenario is real: the bare HNSW search, served by the index, comes back short.
