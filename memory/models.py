@@ -28,8 +28,11 @@ class OwnedModel(models.Model):
         abstract = True
 
 
-def owner_fk(to: str, related_name: str) -> models.ForeignKey:
-    return models.ForeignKey(to, on_delete=models.DO_NOTHING, db_constraint=False, related_name=related_name)
+def owner_fk(to: str, related_name: str, *, db_index: bool = True) -> models.ForeignKey:
+    """``db_index=False`` where a unique constraint that starts with this column already
+    serves lookups by it: a second index would only cost every insert (a bank import)."""
+    return models.ForeignKey(to, on_delete=models.DO_NOTHING, db_constraint=False, related_name=related_name,
+                             db_index=db_index)
 
 
 class Owner(OwnedModel):
@@ -199,7 +202,7 @@ class Memory(OwnedModel):
 class MemorySource(OwnedModel):
     """Provenance: a belief cites one exact part of one event."""
 
-    memory = owner_fk("memory.Memory", "sources")
+    memory = owner_fk("memory.Memory", "sources", db_index=False)  # memorysource_unique leads with it
     event = owner_fk("memory.Event", "memory_sources")
     part = owner_fk("memory.EventPart", "memory_sources")
     position = models.PositiveIntegerField()
@@ -212,7 +215,7 @@ class MemorySource(OwnedModel):
 class MemoryRevision(OwnedModel):
     """The full content snapshot of one content revision (emptied by erasure)."""
 
-    memory = owner_fk("memory.Memory", "revisions")
+    memory = owner_fk("memory.Memory", "revisions", db_index=False)  # memoryrevision_unique leads with it
     revision = models.PositiveIntegerField()
     snapshot = models.JSONField()
     recorded_at = models.DateTimeField()
