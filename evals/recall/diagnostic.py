@@ -434,7 +434,7 @@ def run(args: argparse.Namespace) -> dict:
             "semantic_enabled_in_process": bool(settings.AGENT_MEMORY_SEMANTIC_ENABLED),
             "encoder": encoder.tuple.model_dump() | {"space": encoder.tuple.space} if encoder is not None else None,
             "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,
-            "hnsw_ef_search": settings.RECALL_HNSW_EF_SEARCH,
+            "hnsw_ef_search": settings.RECALL_HNSW_EF_SEARCH, "hnsw_search_depth": settings.RECALL_HNSW_SEARCH_DEPTH,
             "recall_now": corpus.RECALL_NOW.isoformat(),
             "import_now": corpus.RECALL_NOW.isoformat(),
             "torch_threads": threads,

@@ -60,6 +60,7 @@ from memory.bank import memory_bank_import
 from memory.services import owner_create
 from recall import encoders, query_cache, query_text, retriever
 from recall.arms.permitted import arm_limit
+from recall.arms.semantic import search_depth
 from recall.backfill import backfill_vectors
 from recall.context import planner
 from recall.context.former import ContextNeed
@@ -307,7 +308,7 @@ def run(args: argparse.Namespace) -> dict:
         per_query_agreement = []
         direct_hits = direct_total = deep_hits = within_hits = 0
         direct_per_query = []
-        depth = arm_limit(MAX_ITEMS)
+        depth = search_depth(arm_limit(MAX_ITEMS))  # as deep as the retriever's index search walks
         _, _, exact_plan = direct_top_k(principal, space, recall_vectors[queries[0]], hnsw=False, explain=True)
         _, _, hnsw_plan = direct_top_k(principal, space, recall_vectors[queries[0]], hnsw=True, explain=True)
         for query in queries[:5]:  # warm-up, untimed
@@ -426,7 +427,7 @@ def run(args: argparse.Namespace) -> dict:
             "max_items": MAX_ITEMS, "max_tokens": MAX_TOKENS, "ceiling": CEILING, **rpt.fusion_configuration(),
             "encoder": minilm.tuple.model_dump() | {"space": space},
             "exact_search_max_vectors": settings.RECALL_EXACT_SEARCH_MAX_VECTORS,
-            "hnsw_ef_search": settings.RECALL_HNSW_EF_SEARCH,
+            "hnsw_ef_search": settings.RECALL_HNSW_EF_SEARCH, "hnsw_search_depth": settings.RECALL_HNSW_SEARCH_DEPTH,
             "hnsw_max_scan_tuples": settings.RECALL_HNSW_MAX_SCAN_TUPLES,
             "vector_cache": str(args.vector_cache) if args.vector_cache else None,
             "vector_cache_entries_at_start": cached_at_start,
