@@ -398,10 +398,15 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser.add_argument("--vector-cache", type=Path, default=None,
                         help="a .npz text -> vector cache for the local encoder (read, then extended), so a rerun "
                              "does not spend its time encoding")
+    parser.add_argument("--max-slices", type=int, default=None,
+                        help="stop the N-memory owner's run after this many slices (the reference runs to its "
+                             "end): a bounded sample of a run that would take hours, reported as stopped at max_slices")
     parser.add_argument("--report-dir", type=Path, default=Path("evals/reports"))
     args = parser.parse_args(argv)
     if args.memories < 2 or args.reference < 0:
         parser.error("--memories must be at least 2 and --reference non-negative")
+    if args.max_slices is not None and args.max_slices < 1:
+        parser.error("--max-slices must be positive")
     return args
 
 
@@ -464,11 +469,12 @@ def run(args: argparse.Namespace) -> dict:
         save_vector_cache(args.vector_cache, space, cache)
         rpt.note(f"N={args.memories}: imported in {corpus['import']['seconds']} s")
         main = measure(principal, ids, busy=args.busy, progress=progress, label=str(args.memories),
-                       processor=args.processor, owner_keeps_up=args.owner_decides)
+                       processor=args.processor, owner_keeps_up=args.owner_decides, max_slices=args.max_slices)
     return {
         "kind": KIND, "started_at": started.isoformat(), "code": code,
         "configuration": {
             "memories": args.memories, "seed": args.seed, "reference_memories": args.reference,
+            "max_slices": args.max_slices,
             "busy_changes": args.busy, "touch_every_slices": TOUCH_EVERY_SLICES, "touch_newest": TOUCH_NEWEST,
             "vectors": args.vectors, "semantic_recall": args.vectors, "encoder_space": space,
             "vector_cache": str(args.vector_cache) if args.vector_cache else None,
