@@ -131,16 +131,26 @@ GROUP_COUNTS = """
 # actually sent — named by a proposal call whose transport says the request went out
 # (completed, or sent and then timed out or interrupted). A deferred, refused or cancelled
 # call sent nothing, so its groups did not reach the model.
+#
+# Every checkpoint reports it, so its cost must not grow with the owner's history: only
+# spends of the job's days are read (a job's calls are reserved on or after its due day,
+# through the owner/day index), and the sent IDs are collected once and matched against the
+# job's groups in a hash join. Left to the planner, the join of every spend's expanded
+# ``group_ids`` with the groups flipped to a plan that took 150 ms after 300 slices.
 MODEL_REACH = """
-    SELECT (SELECT count(*) FROM reconsolidation_reconsolidationgroup
-            WHERE job_id = %(job_id)s AND origin = 'neighbours'),
-           (SELECT count(DISTINCT g.id)
-            FROM reconsolidation_reconsolidationspend s
-            CROSS JOIN LATERAL jsonb_array_elements_text(s.call_audit -> 'group_ids') AS sent(group_id)
-            JOIN reconsolidation_reconsolidationgroup g ON g.id = sent.group_id::uuid
-            WHERE g.job_id = %(job_id)s AND g.origin = 'neighbours'
-              AND s.call_audit ->> 'stage' = 'proposal'
-              AND s.call_audit -> 'completion' ->> 'transport_outcome' IN ('completed', 'timeout', 'interrupted'))
+    WITH job_groups AS MATERIALIZED (
+        SELECT id FROM reconsolidation_reconsolidationgroup
+        WHERE job_id = %(job_id)s AND origin = 'neighbours'
+    ), sent AS MATERIALIZED (
+        SELECT DISTINCT sent.group_id::uuid AS group_id
+        FROM reconsolidation_reconsolidationspend s
+        CROSS JOIN LATERAL jsonb_array_elements_text(s.call_audit -> 'group_ids') AS sent(group_id)
+        WHERE s.day >= (SELECT due_day FROM reconsolidation_reconsolidationjob WHERE id = %(job_id)s)
+          AND s.call_audit ->> 'stage' = 'proposal'
+          AND s.call_audit -> 'completion' ->> 'transport_outcome' IN ('completed', 'timeout', 'interrupted')
+    )
+    SELECT (SELECT count(*) FROM job_groups),
+           (SELECT count(*) FROM job_groups g JOIN sent ON sent.group_id = g.id)
 """
 
 # Model coverage of one job: anchors that have related originals (an anchor receipt of this
