@@ -194,8 +194,8 @@ RECALL_HNSW_EF_SEARCH = env_int("RECALL_HNSW_EF_SEARCH", 1000)
 # questions found 96-97 % of their 160 exact neighbours at depth 160 and all of them at 2,000
 # (an index probe, evals/README.md, 2026-12-06); the diagnostic's rendered recall through the
 # index rose from 64.2 to 74.6 % against 75.3 % exact. That depth costs about an exact scan at
-# 100,000 (dense p95 100 against 108 ms): the index pays off above that size. At most
-# RECALL_HNSW_MAX_SCAN_TUPLES.
+# 100,000 (dense p95 100 against 108 ms): the index pays off above that size. The iterative
+# scan itself stops after RECALL_HNSW_MAX_SCAN_TUPLES tuples whatever this says.
 RECALL_HNSW_SEARCH_DEPTH = env_int("RECALL_HNSW_SEARCH_DEPTH", 2000)
 RECALL_HNSW_MAX_SCAN_TUPLES = 20000
 # Below this many vectors for an owner, exact search is used (set by measurement).

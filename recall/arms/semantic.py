@@ -102,12 +102,15 @@ def vector_literal(vector) -> str:
     return "[" + ",".join(repr(float(x)) for x in vector) + "]"
 
 
+def arm_params(read: Read, query_vector: Sequence[float], space: str) -> dict:
+    """The parameters of ``semantic_arm``'s statement, in either mode."""
+    return {**read.params, "query_vector": vector_literal(query_vector), "space": space, "limit": read.limit,
+            "depth": search_depth(read.limit)}
+
+
 def semantic(read: Read, query_vector: Sequence[float], space: str, *, exact: bool) -> list[Candidate]:
     """One search of the semantic arm in the given mode (no fallback: see ``semantic_search``)."""
-    rows = run(semantic_arm(read.historical, exact=exact), {
-        **read.params, "query_vector": vector_literal(query_vector), "space": space, "limit": read.limit,
-        "depth": search_depth(read.limit),
-    })
+    rows = run(semantic_arm(read.historical, exact=exact), arm_params(read, query_vector, space))
     return [Candidate(id=r[0], store_position=r[1], signal=float(r[2])) for r in rows]
 
 

@@ -38,8 +38,7 @@ def _semantic(bank, encoder, query_vector, *, exact: bool, limit: int = 64, excl
     """(candidates, plan text) of the semantic arm, index mode forced onto the HNSW index."""
     read = _read(bank, limit=limit, exclude_ids=exclude_ids)
     statement = semantic.semantic_arm(False, exact=exact)
-    params = {**read.params, "query_vector": semantic.vector_literal(query_vector), "space": encoder.tuple.space,
-              "limit": read.limit, "depth": semantic.search_depth(read.limit)}
+    params = semantic.arm_params(read, query_vector, encoder.tuple.space)
     with owner_context(bank.principal), connection.cursor() as cursor:
         if not exact:
             hnsw_session_settings(cursor)
@@ -103,8 +102,7 @@ def test_an_index_search_walks_the_search_depth_and_keeps_the_limit(bank, semant
     encoder = MappedEncoder()
     _vectors(bank, encoder, 300, start=0, spread=0.05, rng=random.Random(5), centre=302)
     read = _read(bank, limit=64)
-    params = {**read.params, "query_vector": semantic.vector_literal(basis(302)), "space": encoder.tuple.space,
-              "limit": read.limit, "depth": semantic.search_depth(read.limit)}
+    params = semantic.arm_params(read, basis(302), encoder.tuple.space)
     with owner_context(bank.principal), connection.cursor() as cursor:
         hnsw_session_settings(cursor)
         for switch in INDEX_ONLY:

@@ -123,9 +123,8 @@ def test_another_owners_nearer_vectors_cannot_starve_the_dense_list(starving, pl
     with owner_context(a.principal):
         assert not semantic.use_exact_search(encoder.tuple.space)
         with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN " + semantic.semantic_arm(False, exact=False), {
-                **_read(a).params, "query_vector": semantic.vector_literal(basis(0)), "space": encoder.tuple.space,
-                "limit": limit, "depth": semantic.search_depth(limit)})
+            cursor.execute("EXPLAIN " + semantic.semantic_arm(False, exact=False),
+                           semantic.arm_params(_read(a), basis(0), encoder.tuple.space))
             assert HNSW_INDEX in "\n".join(row[0] for row in cursor.fetchall())
         bare = semantic.semantic(_read(a), basis(0), encoder.tuple.space, exact=False)
     assert len(bare) < limit
