@@ -10,6 +10,8 @@ import secrets
 from decimal import Decimal
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
 from veetbot.database import data_dir, database_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -194,10 +196,17 @@ RECALL_HNSW_EF_SEARCH = env_int("RECALL_HNSW_EF_SEARCH", 1000)
 # questions found 96-97 % of their 160 exact neighbours at depth 160 and all of them at 2,000
 # (an index probe, evals/README.md, 2026-12-06); the diagnostic's rendered recall through the
 # index rose from 64.2 to 74.6 % against 75.3 % exact. That depth costs about an exact scan at
-# 100,000 (dense p95 100 against 108 ms): the index pays off above that size. The iterative
-# scan itself stops after RECALL_HNSW_MAX_SCAN_TUPLES tuples whatever this says.
+# 100,000 (dense p95 100 against 108 ms): the index pays off above that size. It may not
+# exceed RECALL_HNSW_MAX_SCAN_TUPLES, where the iterative scan stops.
 RECALL_HNSW_SEARCH_DEPTH = env_int("RECALL_HNSW_SEARCH_DEPTH", 2000)
 RECALL_HNSW_MAX_SCAN_TUPLES = 20000
+# pgvector refuses an ef_search outside 1-1,000 at the first search, and its iterative scan
+# silently stops at max_scan_tuples, which would cut a deeper search short: refuse both at start.
+if not 1 <= RECALL_HNSW_EF_SEARCH <= 1000:
+    raise ImproperlyConfigured(f"RECALL_HNSW_EF_SEARCH={RECALL_HNSW_EF_SEARCH}: pgvector accepts 1 to 1000")
+if not 1 <= RECALL_HNSW_SEARCH_DEPTH <= RECALL_HNSW_MAX_SCAN_TUPLES:
+    raise ImproperlyConfigured(f"RECALL_HNSW_SEARCH_DEPTH={RECALL_HNSW_SEARCH_DEPTH}: 1 to "
+                               f"RECALL_HNSW_MAX_SCAN_TUPLES ({RECALL_HNSW_MAX_SCAN_TUPLES}), where the scan stops")
 # Below this many vectors for an owner, exact search is used (set by measurement).
 RECALL_EXACT_SEARCH_MAX_VECTORS = int(os.environ.get("RECALL_EXACT_SEARCH_MAX_VECTORS", 20000))
 RECALL_VECTOR_COUNT_CACHE_SECONDS = 60  # an owner's vector count (search-mode choice) is reused this long

@@ -126,7 +126,7 @@ def insert_memories(
     if repeated := _repeated_parts(drafts):
         raise Invalid(repeated)
     hashes = [_claim_of(d) for d in drafts]
-    if Rejection.objects.filter(claim_sha256__in=set(hashes)).exists():
+    if _any_rejected(hashes):
         raise Conflict(REJECTED_CLAIM)
 
     prepared = sorted(
@@ -150,6 +150,16 @@ def insert_memories(
     insert_rows("memory_memoryrevision", _REVISION_COLUMNS, revisions, new_ids=True)
     change_journal_append(principal, [(row[0], "created", 1) for row in rows], now)
     return [row[0] for row in rows]
+
+
+def _any_rejected(claims: Iterable[str]) -> bool:
+    """Whether the owner rejected any of ``claims`` (hex digests), sent as one array: Django's
+    ``__in`` binds a parameter per claim, half a second of client time in a 100,000-belief
+    import (py-spy, 2026-12-06)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT EXISTS (SELECT 1 FROM memory_rejection WHERE claim_sha256 = ANY(%s::varchar[]))",
+                       ["{" + ",".join(set(claims)) + "}"])
+        return cursor.fetchone()[0]
 
 
 def memory_create(

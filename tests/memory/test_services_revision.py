@@ -136,3 +136,12 @@ def test_journal_seq_is_per_owner_and_monotonic(db):
         assert list(ChangeJournal.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3]
     with owner_context(bob):
         assert list(ChangeJournal.objects.values_list("seq", flat=True)) == [1]
+
+
+def test_a_claim_another_owner_rejected_is_still_created_for_this_one(db):
+    rejecting, _ = make_owner()
+    services.memory_reject(principal=rejecting, memory_id=make_memory(rejecting).id, now=LATER)
+    other, _ = make_owner()
+    assert make_memory(other).status == "active"
+    with pytest.raises(Conflict):
+        make_memory(rejecting)
