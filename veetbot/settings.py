@@ -297,8 +297,6 @@ RECON_SUMMARY_MIN_SESSIONS = int(os.environ.get("RECON_SUMMARY_MIN_SESSIONS", "3
 # One live summary per holder: two pending or active summaries whose support overlaps by more
 # than this Jaccard index say the same thing; the newer revises or updates the older.
 RECON_SUMMARY_MAX_SHARED_SUPPORT = 0.5
-# Originals read to find a holder's live summaries (one subject or entity; bounded lookup).
-RECON_SUMMARY_HOLDER_MAX_ORIGINALS = 1000
 # Pending proposals one owner is asked to review at most; when it is full dreaming keeps its
 # place and proposes more as the owner decides.
 RECON_REVIEW_QUEUE_MAX = int(os.environ.get("RECON_REVIEW_QUEUE_MAX", "50"))

@@ -58,6 +58,23 @@ def test_a_new_related_fact_revises_the_pending_summary_instead_of_adding_a_prop
     assert [op.id for op in live_summaries(owner)] == [revised.id]
 
 
+def test_new_facts_about_the_same_person_under_other_subjects_revise_that_persons_summary(
+        owner, store, day_one, production_summary_rules):
+    sister = ["person:6f1c2d9e-0b7a-4c35-9f2e-7d8a1b3c4e5f"]
+    a, b, c = (original(owner, statement, subject=subject, entity_ids=sister) for statement, subject in (
+        ("My sister lives in Porto.", "sister's home"), ("My sister works as a nurse.", "sister's work"),
+        ("My sister plays the cello.", "sister's hobbies")))
+    (pending,) = by_kind(process(store, owner, [a, b, c], day_one), "summarize_related")
+    # Three new facts, none of them an input of the pending summary: only the person is shared.
+    d, e, f = (original(owner, statement, subject=subject, entity_ids=sister) for statement, subject in (
+        ("My sister is learning Japanese.", "sister's studies"), ("My sister runs on Sundays.", "sister's routine"),
+        ("My sister drives a blue van.", "sister's car")))
+    (revised,) = by_kind(process(store, owner, [d, e, f], day_one + timedelta(hours=1)), "summarize_related")
+    assert revised.reason == "summary_revision"
+    assert {ref.memory_id for ref in revised.inputs} == {x.id for x in (a, b, c, d, e, f)}
+    assert [op.id for op in live_summaries(owner)] == [revised.id]
+
+
 def test_a_group_whose_facts_a_live_summary_already_covers_proposes_nothing(owner, store, day_one,
                                                                              production_summary_rules):
     a, b, c = bram_facts(owner, "Bram is a four-year-old mixed-breed dog.", "Bram sleeps in the hallway.",
