@@ -79,6 +79,7 @@ def insert_rows(table: str, columns: Sequence[str], rows: Sequence[Sequence[obje
 
 
 def id_array(ids: Iterable[UUID | str]) -> str:
-    """``ids`` (UUIDs, or strings already checked to be UUIDs) as one ``uuid[]`` literal, for
-    ``= ANY(%s::uuid[])``; the server refuses anything that is not a UUID."""
+    """``ids`` (UUIDs, or strings already checked to be UUIDs or hex digests) as one array
+    literal, for ``= ANY(%s::uuid[])`` (the server refuses anything that is not a UUID) or a
+    digest column's ``= ANY(%s::varchar[])``."""
     return "{" + ",".join(map(str, ids)) + "}"

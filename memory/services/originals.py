@@ -158,7 +158,7 @@ def _any_rejected(claims: Iterable[str]) -> bool:
     import (py-spy, 2026-12-06)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT EXISTS (SELECT 1 FROM memory_rejection WHERE claim_sha256 = ANY(%s::varchar[]))",
-                       ["{" + ",".join(set(claims)) + "}"])
+                       [id_array(set(claims))])
         return cursor.fetchone()[0]
 
 

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Optional, Sequence
 from uuid import UUID
 
-from django.db import connection
+from django.db.models.expressions import RawSQL
 
 from memory.models import Memory
 from reconsolidation import bounds
@@ -80,23 +80,20 @@ def _holders_of(ids: set[UUID]) -> dict[UUID, frozenset[str]]:
 # entities' GIN index (``&&`` is not leakproof) can use an index.
 _LIVE_SUMMARIES = """
     SELECT op.id FROM reconsolidation_reconsolidationoperation op
-    WHERE op.kind = 'summarize_related' AND op.state = ANY(%(live)s)
-      AND (op.input_ids && %(inputs)s::uuid[] OR EXISTS (
+    WHERE op.kind = 'summarize_related' AND op.state = ANY(%s)
+      AND (op.input_ids && %s::uuid[] OR EXISTS (
           SELECT 1 FROM memory_memory m
-          WHERE m.id = ANY(op.input_ids) AND (m.subject = ANY(%(subjects)s) OR m.entity_ids && %(entities)s::varchar[])))
+          WHERE m.id = ANY(op.input_ids) AND (m.subject = ANY(%s) OR m.entity_ids && %s::varchar[])))
 """
 
 
 def _live_summaries(views: dict[UUID, SourceView], holder: frozenset[str]) -> list[_Live]:
     """The live summaries that share an input with this one or hold a fact of its holder."""
-    with connection.cursor() as cursor:
-        cursor.execute(_LIVE_SUMMARIES, {
-            "live": list(LIVE), "inputs": id_array(views),
-            "subjects": [anchor[8:] for anchor in holder if anchor.startswith("subject:")],
-            "entities": [anchor[7:] for anchor in holder if anchor.startswith("entity:")],
-        })
-        live_ids = [row[0] for row in cursor.fetchall()]
-    rows = list(ReconsolidationOperation.objects.filter(id__in=live_ids).order_by("created_at", "id"))
+    rows = list(ReconsolidationOperation.objects.filter(id__in=RawSQL(_LIVE_SUMMARIES, [
+        list(LIVE), id_array(views),
+        [anchor[8:] for anchor in holder if anchor.startswith("subject:")],
+        [anchor[7:] for anchor in holder if anchor.startswith("entity:")],
+    ])).order_by("created_at", "id"))
     anchors = _holders_of({i for row in rows for i in row.input_ids})
     found = []
     for row in rows:
