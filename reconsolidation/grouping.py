@@ -46,16 +46,7 @@ def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: i
     overlap score, the generation's rotated creation key and UUID, then the semantic ones
     (nearest first) under the same total bound.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(sql.NEIGHBOURS, {
-            "anchors": list(anchor_ids), "now": now, "sensitivities": allowed_sensitivities(),
-            "start_key": start_key, "neighbours": bounds.RECON_GROUP_MAX_MEMBERS - 1,
-            "channel_rows": bounds.RECON_NEIGHBOUR_CHANNEL_ROWS, "max_lexemes": bounds.RECON_NEIGHBOUR_MAX_LEXEMES,
-            "min_overlap": bounds.RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES,
-        })
-        found: dict[UUID, list[tuple]] = {anchor: [] for anchor in anchor_ids}
-        for anchor_id, memory_id, match_rank, overlap, creation_sequence, revision in cursor.fetchall():
-            found[anchor_id].append((memory_id, match_rank, overlap, creation_sequence, revision))
+    found = lexical_neighbours(anchor_ids, start_key=start_key, now=now)
     rotated = lambda row: (-row[1], -row[2], row[3] < start_key, row[3], str(row[0]))  # noqa: E731
     bound = bounds.RECON_GROUP_MAX_MEMBERS - 1
     # Semantic rows only fill what the lexical probe left of the bound, so an anchor whose
@@ -68,6 +59,23 @@ def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: i
         extra = [row for row in nearest.get(anchor, []) if row[0] not in known]
         merged[anchor] = (lexical + extra)[:bound]
     return merged
+
+
+def lexical_neighbours(anchor_ids: Sequence[UUID], *, start_key: int, now: datetime) -> dict[UUID, list[tuple]]:
+    """anchor -> [(memory_id, match_rank, overlap, creation_sequence, content_revision)] from
+    ``reconsolidation_neighbours``: subject, entity and lexeme matches, unordered. Caller
+    holds the owner context."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql.NEIGHBOURS, {
+            "anchors": list(anchor_ids), "now": now, "sensitivities": allowed_sensitivities(),
+            "start_key": start_key, "neighbours": bounds.RECON_GROUP_MAX_MEMBERS - 1,
+            "channel_rows": bounds.RECON_NEIGHBOUR_CHANNEL_ROWS, "max_lexemes": bounds.RECON_NEIGHBOUR_MAX_LEXEMES,
+            "min_overlap": bounds.RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES,
+        })
+        found: dict[UUID, list[tuple]] = {anchor: [] for anchor in anchor_ids}
+        for anchor_id, memory_id, match_rank, overlap, creation_sequence, revision in cursor.fetchall():
+            found[anchor_id].append((memory_id, match_rank, overlap, creation_sequence, revision))
+    return found
 
 
 def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now: datetime) -> dict[UUID, list[tuple]]:
@@ -151,20 +159,24 @@ def known_digests(drafts: Sequence[Optional[GroupDraft]]) -> set[str]:
 
 def decide(
     principal: Principal, candidates: Sequence[tuple[SourceRef, str]], *, start_key: int, want: int, now: datetime,
-    seen: set[str],
+    seen: set[str], batch: int = bounds.RECON_NEIGHBOUR_BATCH_ANCHORS,
 ) -> tuple[list[GroupDraft], dict[UUID, str]]:
-    """Look ``candidates`` (eligible, in priority order) up batch by batch until ``want``
-    new groups are found: the drafts and the outcome of every anchor decided (grouped,
-    duplicate, no_neighbours). Anchors after the last new group are left undecided.
-    ``seen`` holds the digests already drafted in this slice (updated). Caller holds the
-    owner context."""
+    """Look ``candidates`` (eligible, in priority order) up until ``want`` new groups are
+    found: the drafts and the outcome of every anchor decided (grouped, duplicate,
+    no_neighbours). Anchors after the last new group are left undecided. ``seen`` holds the
+    digests already drafted in this slice (updated). Caller holds the owner context.
+
+    The first statement looks up ``batch`` anchors and each next one twice as many: most
+    calls find their groups in the first, and a run of duplicate or isolated anchors then
+    costs a few statements, whose key probes the batch's anchors share, not one per eight."""
     drafts: list[GroupDraft] = []
     outcomes: dict[UUID, str] = {}
     if want <= 0:
         return drafts, outcomes
-    batch = bounds.RECON_NEIGHBOUR_BATCH_ANCHORS
-    for start in range(0, len(candidates), batch):
+    start = 0
+    while start < len(candidates):
         chunk = candidates[start:start + batch]
+        start, batch = start + batch, 2 * batch
         found = anchor_drafts(principal, chunk, start_key=start_key, now=now)
         existing = known_digests(list(found.values()))
         for ref, _ in chunk:

@@ -26,13 +26,16 @@ def walk_model_lane(
     ``want`` new groups for the oldest anchors after the model cursor, and every eligible
     anchor decided on the way (grouped, duplicate, no_neighbours). The cursor stops just
     before the first anchor left undecided, so nothing is skipped; at most
-    ``MODEL_LANE_MAX_ANCHORS`` rows are passed per slice. With no group slot the lane waits."""
+    ``MODEL_LANE_MAX_ANCHORS`` rows are passed per slice. With no group slot the lane waits.
+
+    Its pages double (8, 16, 32, …) as ``grouping.decide``'s statements do, each page one
+    statement."""
     drafts: list[GroupDraft] = []
     decided: list[tuple[SourceRef, str]] = []
-    budget = MODEL_LANE_MAX_ANCHORS
+    budget, batch = MODEL_LANE_MAX_ANCHORS, bounds.RECON_NEIGHBOUR_BATCH_ANCHORS
     while job.model_phase < 2 and budget > 0 and len(drafts) < want:
         rows = fetch_rows(principal, "full", after=job.model_cursor_sequence, through=model_phase_end(job),
-                          limit=min(bounds.RECON_NEIGHBOUR_BATCH_ANCHORS, budget), now=now)
+                          limit=min(batch, budget), now=now)
         if not rows:
             job.model_phase, job.model_cursor_sequence = job.model_phase + 1, 0
             if job.model_phase == 1 and job.full_start_key <= 1:
@@ -41,7 +44,9 @@ def walk_model_lane(
         refs = [SourceRef(memory_id=memory_id, creation_sequence=sequence, content_revision=revision,
                           eligible=reason == "", reason=reason) for memory_id, sequence, revision, reason in rows]
         found, outcomes = grouping.decide(principal, [(ref, "full") for ref in refs if ref.eligible],
-                                          start_key=job.full_start_key, want=want - len(drafts), now=now, seen=seen)
+                                          start_key=job.full_start_key, want=want - len(drafts), now=now, seen=seen,
+                                          batch=batch)
+        batch *= 2
         drafts.extend(found)
         for ref in refs:
             if ref.eligible and ref.memory_id not in outcomes:

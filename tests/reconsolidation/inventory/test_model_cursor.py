@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from reconsolidation import bounds
 from reconsolidation.driver import inventory_slice
@@ -32,6 +34,19 @@ DECIDED = {"grouped", "duplicate", "no_neighbours"}
 def owner(db):
     return make_owner()[0]
 
+
+
+def test_a_run_of_isolated_anchors_costs_the_model_lane_a_few_doubling_statements(owner, enabled, store, day_one):
+    bulk_originals(owner, 200, at=T0, clusters=200)  # unique subjects: no neighbours
+    with CaptureQueriesContext(connection) as captured:
+        report = one_slice(store, owner, day_one)
+    lookups = [q for q in captured.captured_queries if "FROM reconsolidation_neighbours(" in q["sql"]]
+    # The lane decides its 128 anchors in statements of 8, 16, 32, 64 and the last 8.
+    assert MODEL_LANE_MAX_ANCHORS == 128 and bounds.RECON_NEIGHBOUR_BATCH_ANCHORS == 8
+    assert len(lookups) == 5
+    assert job_of(owner).model_anchors == MODEL_LANE_MAX_ANCHORS and report.groups_queued == ()
+    decided = [r for r in receipts_of(owner).values() if r.model_generation == 1]
+    assert len(decided) == MODEL_LANE_MAX_ANCHORS and {r.outcome for r in decided} == {"no_neighbours"}
 
 def test_the_model_lane_reaches_every_groupable_anchor_across_the_slices_of_one_generation(
         owner, enabled, store, day_one):

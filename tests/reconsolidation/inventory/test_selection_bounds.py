@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 
 from memory import services
 from memory.domain import MemoryChanges
-from reconsolidation import bounds
+from reconsolidation import bounds, grouping
 from reconsolidation.errors import Conflict
 from reconsolidation.models import DerivedMemory, ReconsolidationGroup
 from reconsolidation.driver import inventory_slice
@@ -189,3 +190,31 @@ def test_a_checkpoint_refuses_a_plan_that_skips_rows_or_starves_the_full_lane(db
     assert snapshot(principal) == before
     report = store.checkpoint(principal, lease_token=lease.lease_token, plan=plan, now=day_one)
     assert report.full_through == plan.full.next_cursor
+
+
+def _key_index_entries_read() -> int:
+    """Entries this transaction has read so far from the GIN indexes of the neighbour
+    lookup's key probes (words and entity IDs)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COALESCE(sum(pg_stat_get_xact_tuples_returned(indexrelid)), 0) FROM pg_index"
+                       " WHERE indrelid = 'memory_memory'::regclass AND indexrelid::regclass::text LIKE 'memory_recon_%%'"
+                       " AND indexrelid::regclass::text NOT IN ('memory_recon_subject', 'memory_recon_equivalence')")
+        return cursor.fetchone()[0]
+
+
+def test_a_local_scope_anchor_never_reads_the_user_scope_holders_of_its_words(db, enabled, day_one):
+    principal, _ = make_owner()
+    for n in range(80):  # a word the owner uses everywhere, in the shared scope
+        original(principal, f"Breakfast number {n} came with marmalade.", subject=f"breakfast {n}")
+    anchor = original(principal, "The cabin pantry keeps marmalade jars.", subject="cabin pantry",
+                      scope="project:cabin", portable=False)
+    neighbour = original(principal, "The cabin marmalade jars are homemade.", subject="cabin jars",
+                         scope="project:cabin", portable=False)
+    with owner_context(principal):
+        before = _key_index_entries_read()
+        found = grouping.lexical_neighbours([anchor.id], start_key=1, now=day_one)
+        read = _key_index_entries_read() - before
+    assert [row[0] for row in found[anchor.id]] == [neighbour.id]
+    # Each of the anchor's words is probed among the local scopes' holders only: the 80
+    # breakfasts that share "marmalade" are never read.
+    assert read < 20, read
