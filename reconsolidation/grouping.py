@@ -87,8 +87,9 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
     index probe that comes back with fewer than the bound's nearest rows (before the distance
     bound) is never taken as final — the scan may have spent its tuple bound on other owners'
     vectors, or the owner has fewer eligible originals of that scope — and that anchor is
-    searched exactly, as recall's semantic arm does. Caller holds the owner context. Reads
-    stored vectors only: nothing is encoded here.
+    searched exactly, as recall's semantic arm does. An anchor of a local scope with at most
+    ``RECALL_EXACT_SEARCH_MAX_VECTORS`` originals is searched exactly among them alone.
+    Caller holds the owner context. Reads stored vectors only: nothing is encoded here.
     """
     from django.conf import settings
 
@@ -108,11 +109,22 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
               "sensitivities": allowed_sensitivities(), "neighbours": bound, "max_distance": max_distance}
     nearest: dict[UUID, list[tuple]] = {anchor: [] for anchor in anchor_ids}
     with connection.cursor() as cursor:
-        if not exact:
-            cursor.execute(sql.semantic_neighbours_sql(exact=False), {**params, "anchors": list(anchor_ids)})
+        # An anchor of a small local scope is compared with its scope's originals only: an
+        # index probe would walk the owner's other scopes for the few it may keep, then
+        # come back short and search exactly anyway.
+        cursor.execute(sql.SMALL_LOCAL_SCOPE_ANCHORS, {**params, "anchors": list(anchor_ids),
+                                                        "small": settings.RECALL_EXACT_SEARCH_MAX_VECTORS})
+        local = {row[0] for row in cursor.fetchall()}
+        if local:
+            cursor.execute(sql.SEMANTIC_NEIGHBOURS_IN_SCOPE, {**params, "anchors": list(local)})
             for anchor_id, *row in cursor.fetchall():
                 nearest[anchor_id].append(tuple(row))
-        short = [anchor for anchor, rows in nearest.items() if exact or len(rows) < bound]
+        rest = [anchor for anchor in anchor_ids if anchor not in local]
+        if not exact and rest:
+            cursor.execute(sql.semantic_neighbours_sql(exact=False), {**params, "anchors": rest})
+            for anchor_id, *row in cursor.fetchall():
+                nearest[anchor_id].append(tuple(row))
+        short = [anchor for anchor in rest if exact or len(nearest[anchor]) < bound]
         if short:
             cursor.execute(sql.semantic_neighbours_sql(exact=True), {**params, "anchors": short})
             for anchor in short:

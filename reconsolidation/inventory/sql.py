@@ -337,3 +337,45 @@ def semantic_neighbours_sql(*, exact: bool) -> str:
     WHERE a.tenant_id = %(tenant_id)s AND a.principal_id = %(principal_id)s AND a.id = ANY(%(anchors)s::uuid[])
     ORDER BY a.id, n.distance, n.creation_sequence, n.id
 """
+
+
+# The shared scope; every other scope (a session, a project) is local to it. Migration 0013
+# indexes the local scopes' originals apart, so a local scope is read without the shared one.
+SHARED_SCOPE = "user"
+
+# Which anchors of a batch are in a local scope of at most %(small)s originals (counted
+# through the local-scope index, never past one more than that).
+SMALL_LOCAL_SCOPE_ANCHORS = f"""
+    SELECT a.id FROM memory_memory a
+    WHERE a.{OWNER.replace(" AND ", " AND a.")} AND a.id = ANY(%(anchors)s::uuid[]) AND a.scope <> '{SHARED_SCOPE}'
+      AND (SELECT count(*) FROM (
+               SELECT 1 FROM memory_memory x
+               WHERE x.{OWNER.replace(" AND ", " AND x.")} AND x.scope = a.scope AND x.scope <> '{SHARED_SCOPE}'
+               LIMIT %(small)s + 1) c) <= %(small)s
+"""
+
+# The semantic arm for an anchor of a small local scope: only originals of equal scope can
+# be its neighbours, so every one of them is compared, exactly — the same rows and order as
+# ``semantic_neighbours_sql(exact=True)``, read from the scope's originals (through the
+# local-scope index) rather than from every vector of the owner.
+SEMANTIC_NEIGHBOURS_IN_SCOPE = f"""
+    SELECT a.id, n.id, n.creation_sequence, n.content_revision, n.distance
+    FROM memory_memory a
+    JOIN recall_memoryvector av
+      ON av.memory_id = a.id AND av.space = %(space)s AND av.content_revision = a.content_revision
+     AND av.tenant_id = %(tenant_id)s AND av.principal_id = %(principal_id)s
+    CROSS JOIN LATERAL (
+        SELECT m.id, m.creation_sequence, m.content_revision, d.distance
+        FROM memory_memory m
+        JOIN recall_memoryvector v
+          ON v.memory_id = m.id AND v.space = %(space)s AND v.content_revision = m.content_revision
+         AND v.tenant_id = %(tenant_id)s AND v.principal_id = %(principal_id)s
+        CROSS JOIN LATERAL (SELECT v.embedding <=> av.embedding AS distance) d
+        WHERE m.{OWNER.replace(" AND ", " AND m.")} AND m.scope = a.scope AND m.scope <> '{SHARED_SCOPE}'
+          AND m.id <> a.id AND d.distance <= %(max_distance)s AND {EXCLUSION_REASON} = ''
+        ORDER BY d.distance, m.creation_sequence, m.id
+        LIMIT %(neighbours)s
+    ) n
+    WHERE a.tenant_id = %(tenant_id)s AND a.principal_id = %(principal_id)s AND a.id = ANY(%(anchors)s::uuid[])
+    ORDER BY a.id, n.distance, n.creation_sequence, n.id
+"""

@@ -138,3 +138,36 @@ def test_the_indexed_probe_uses_dreamings_candidate_list_not_recalls(db, semanti
     else:
         assert tuned and all(f"'{bounds.RECON_SEMANTIC_HNSW_EF_SEARCH}'" in sql_text and "'999'" not in sql_text
                              for sql_text in tuned), tuned
+
+
+def test_an_anchor_of_a_small_local_scope_is_compared_with_its_scope_alone(db, semantic_on, encoder, settings):
+    """Only originals of the anchor's scope can join its group, so an anchor of a local scope
+    with at most RECALL_EXACT_SEARCH_MAX_VECTORS originals is searched exactly among them, in
+    one statement: no index probe that walks the shared scope's vectors for nothing."""
+    from django.test.utils import CaptureQueriesContext
+
+    bank = Bank.new()
+    bikes = dict(scope="project:bikes", portable=False)
+    anchor, near, far = bank.add_many([dict(statement="The owner cycles to work.", subject="commute", **bikes),
+                                       dict(statement="Daily rides by bicycle get them to the office.",
+                                            subject="transport", **bikes),
+                                       dict(statement="Granite countertops are expensive.", subject="kitchen", **bikes)])
+    shared = bank.add_many([dict(statement=f"Bicycle ride {i} reaches the office.", subject=f"ride {i}")
+                            for i in range(5)])
+    bank.vector(anchor, basis(0), encoder)
+    bank.vector(near, blend(0, 1, 0.9), encoder)
+    bank.vector(far, blend(0, 2, 0.2), encoder)
+    for i, memory_id in enumerate(shared):  # nearer than ``near``, but in the shared scope
+        bank.vector(memory_id, blend(0, 3 + i, 0.97), encoder)
+    settings.RECALL_EXACT_SEARCH_MAX_VECTORS = 3  # the owner's 8 vectors go through the index; the scope's 3 do not
+
+    def searched():
+        with CaptureQueriesContext(connection) as captured:
+            assert neighbour_ids(bank, anchor) == [near]
+        return [query["sql"] for query in captured.captured_queries if "recall_memoryvector v" in query["sql"]]
+
+    statements = searched()
+    assert len(statements) == 1 and "m.scope = a.scope" in statements[0], statements
+    assert "ORDER BY v.embedding <=> av.embedding" not in statements[0]
+    bank.add("The owner's bike has a basket.", subject="bike", **bikes)  # 4 originals: past the bound, the index again
+    assert any("ORDER BY v.embedding <=> av.embedding" in sql_text for sql_text in searched())
