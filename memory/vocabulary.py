@@ -15,6 +15,9 @@ AUTHORITIES = ("USER", "AFFIRMED", "EXTRACTED", "INFERRED")
 SENSITIVITIES = ("public", "internal", "sensitive", "restricted")  # ascending
 STATUSES = ("active", "retracted", "expired", "deleted")
 SESSION_SCOPE_KINDS = ("user", "project", "session")
+# The shared scope: what the owner said anywhere. Every other scope (a project, a session) is
+# local, and sees the shared scope's portable originals besides its own.
+SHARED_SCOPE = "user"
 
 SENSITIVITY_RANK = {name: rank for rank, name in enumerate(SENSITIVITIES)}
 

@@ -88,7 +88,8 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
     bound) is never taken as final — the scan may have spent its tuple bound on other owners'
     vectors, or the owner has fewer eligible originals of that scope — and that anchor is
     searched exactly, as recall's semantic arm does. An anchor of a local scope with at most
-    ``RECALL_EXACT_SEARCH_MAX_VECTORS`` originals is searched exactly among them alone.
+    ``RECALL_EXACT_SEARCH_MAX_VECTORS`` originals is searched exactly among them alone
+    whenever the owner is searched through the index.
     Caller holds the owner context. Reads stored vectors only: nothing is encoded here.
     """
     from django.conf import settings
@@ -109,12 +110,15 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
               "sensitivities": allowed_sensitivities(), "neighbours": bound, "max_distance": max_distance}
     nearest: dict[UUID, list[tuple]] = {anchor: [] for anchor in anchor_ids}
     with connection.cursor() as cursor:
-        # An anchor of a small local scope is compared with its scope's originals only: an
-        # index probe would walk the owner's other scopes for the few it may keep, then
-        # come back short and search exactly anyway.
-        cursor.execute(sql.SMALL_LOCAL_SCOPE_ANCHORS, {**params, "anchors": list(anchor_ids),
-                                                        "small": settings.RECALL_EXACT_SEARCH_MAX_VECTORS})
-        local = {row[0] for row in cursor.fetchall()}
+        # Searched through the index, an anchor of a small local scope is compared with its
+        # scope's originals only: an index probe would walk the owner's other scopes for the
+        # few it may keep, then come back short and search exactly anyway. (An owner
+        # searched exactly has few vectors: one scan of them serves every anchor.)
+        local: set[UUID] = set()
+        if not exact:
+            cursor.execute(sql.SMALL_LOCAL_SCOPE_ANCHORS, {**params, "anchors": list(anchor_ids),
+                                                            "small": settings.RECALL_EXACT_SEARCH_MAX_VECTORS})
+            local = {row[0] for row in cursor.fetchall()}
         if local:
             cursor.execute(sql.SEMANTIC_NEIGHBOURS_IN_SCOPE, {**params, "anchors": list(local)})
             for anchor_id, *row in cursor.fetchall():

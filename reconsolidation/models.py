@@ -215,7 +215,13 @@ class ReconsolidationOperation(OwnedModel):
             models.CheckConstraint(condition=Q(kind__in=OPERATION_KINDS), name="reconop_kind_valid"),
             models.CheckConstraint(condition=Q(state__in=OPERATION_STATES), name="reconop_state_valid"),
         ]
-        indexes = [models.Index(fields=["tenant_id", "principal_id", "-created_at", "-id"], name="reconop_list_order")]
+        indexes = [
+            models.Index(fields=["tenant_id", "principal_id", "-created_at", "-id"], name="reconop_list_order"),
+            # What a slice reads on every commit (the queue, the live summaries, its own
+            # operations) without scanning the owner's whole history of operations.
+            models.Index(fields=["tenant_id", "principal_id", "state", "kind"], name="reconop_by_state"),
+            models.Index(fields=["tenant_id", "principal_id", "slice_token"], name="reconop_by_slice"),
+        ]
 
 
 class ReconsolidationDependency(OwnedModel):

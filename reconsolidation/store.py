@@ -103,6 +103,18 @@ class ReconsolidationStore:
         return operations.commit(principal, group_lease, expected_inputs=expected_inputs, expected_fence=expected_fence,
                                  proposal=proposal, now=self._now(now))
 
+    def check_group(self, principal: Principal, group_lease: GroupLease, *, now: Optional[datetime] = None,
+                    ) -> operations.CheckedGroup:
+        """The group's locks and checks for its proposals (inside the caller's owner
+        transaction, unlike the other methods): ``operations.check_group``."""
+        return operations.check_group(principal, group_lease, expected_inputs=group_lease.inputs,
+                                      expected_fence=group_lease.fence_generation, now=self._now(now))
+
+    def record(self, principal: Principal, checked: operations.CheckedGroup, proposal: Proposal, *,
+               now: Optional[datetime] = None) -> OperationView:
+        """One proposal of a checked group (inside the same transaction): ``operations.record``."""
+        return operations.record(principal, checked, proposal, now=self._now(now))
+
     def invalidate(self, principal: Principal, source_ids: Sequence[UUID], *, reason: str,
                    now: Optional[datetime] = None) -> InvalidationReceipt:
         return operations.invalidate(principal, source_ids, reason=reason, now=self._now(now))

@@ -20,6 +20,7 @@ nothing compares all pairs. Values are always bound parameters.
 from __future__ import annotations
 
 from memory.evidence import admitted_event
+from memory.vocabulary import SHARED_SCOPE
 
 # Owner user.message.created evidence that is neither excluded nor erased. (Sources and
 # events are tied to their original's owner by owner-bound foreign keys, and RLS applies.)
@@ -45,7 +46,7 @@ EXCLUSION_REASON = f"""
         WHEN m.expires_at IS NOT NULL AND m.expires_at <= %(now)s THEN 'expired'
         WHEN m.derivation = 'inferred' THEN 'not_direct'
         WHEN NOT (m.sensitivity = ANY(%(sensitivities)s::text[])) THEN 'above_sensitivity'
-        WHEN m.scope = 'user' AND NOT m.portable THEN 'not_portable'
+        WHEN m.scope = '{SHARED_SCOPE}' AND NOT m.portable THEN 'not_portable'
         WHEN NOT {OWNER_EVIDENCE.format(m="m")} THEN 'no_owner_evidence'
         ELSE ''
     END
@@ -339,10 +340,8 @@ def semantic_neighbours_sql(*, exact: bool) -> str:
 """
 
 
-# The shared scope; every other scope (a session, a project) is local to it. Migration 0013
-# indexes the local scopes' originals apart, so a local scope is read without the shared one.
-SHARED_SCOPE = "user"
-
+# Migration 0013 indexes the local scopes' originals (every scope but SHARED_SCOPE) apart, so
+# a local scope is read without the shared one.
 # Which anchors of a batch are in a local scope of at most %(small)s originals (counted
 # through the local-scope index, never past one more than that).
 SMALL_LOCAL_SCOPE_ANCHORS = f"""

@@ -19,15 +19,13 @@ from datetime import datetime
 from uuid import UUID
 
 from reconsolidation.domain import ClauseDraft, GroupLease, InputRef, OperationView, Proposal
-from reconsolidation.errors import BudgetExhausted, Conflict, Invalid, LeaseLost, ReviewQueueFull, StaleInputs
 from reconsolidation.work.admission import CHANGED
 from reconsolidation.leases import processing_enabled
 from reconsolidation.providers.envelopes import Operation
 from reconsolidation.providers.parser import ProposalParse
 from reconsolidation.providers.verification import Review
 from reconsolidation.store import ReconsolidationStore
-from reconsolidation.work.replan import replan_union
-from reconsolidation.writers.apply import ProposalRefused
+from reconsolidation.work.group_commits import commit_proposals
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
@@ -99,29 +97,18 @@ def _commit_group(store: ReconsolidationStore, principal: Principal, group_lease
     source that changed makes the candidate stale (the group is finished ``stale`` and
     replanned independently of other groups).
     """
+    proposals, envelope_ids = [], []
     for op in ops:
         try:
-            proposal = local_proposal(op, model_identity)
+            proposals.append(local_proposal(op, model_identity))
+            envelope_ids.append(op.id)
         except ValueError:
             applied.refused[op.id] = "malformed_candidate"
-            continue
-        try:
-            applied.recorded.append(store.commit(
-                principal, group_lease, expected_inputs=group_lease.inputs,
-                expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
-        except LeaseLost:
-            raise
-        except (BudgetExhausted, ReviewQueueFull) as error:  # the group waits for the next slice
-            applied.budget = error.reason
-            break
-        except ProposalRefused as error:
-            applied.refused[op.id] = error.reason
-            if error.reason == "overlapping_membership":
-                replan_union(store, principal, group_lease, proposal, now)
-        except StaleInputs:
-            applied.stale += 1
-        except (Conflict, Invalid) as error:
-            applied.refused[op.id] = getattr(error, "reason", "") or "refused"
+    done = commit_proposals(store, principal, group_lease, proposals, now)
+    applied.recorded.extend(done.recorded)
+    applied.refused.update({envelope_ids[index]: reason for index, reason in done.refused.items()})
+    applied.stale += done.stale
+    applied.budget = done.budget
 
 
 def apply_review(store: ReconsolidationStore, principal: Principal, group_lease: GroupLease, parsed: ProposalParse,

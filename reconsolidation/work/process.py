@@ -26,22 +26,18 @@ from uuid import uuid4
 
 from reconsolidation import bounds, mode
 from reconsolidation.work import model_path
-from reconsolidation.work.replan import replan_union
+from reconsolidation.work.group_commits import commit_proposals
 from reconsolidation.domain import CallAudit, CallCompletion, GroupLease, OperationView
-from reconsolidation.errors import (
-    BudgetExhausted, Conflict, Invalid, LeaseLost, ReconsolidationDisabled, ReviewQueueFull, StaleInputs,
-)
+from reconsolidation.errors import BudgetExhausted, ReconsolidationDisabled
 from reconsolidation.providers.rules import provider as rules
 from reconsolidation.providers import selection
 from reconsolidation.providers.contract import Provider
 from reconsolidation.sources import current_sources
 from reconsolidation.store import ReconsolidationStore
 from reconsolidation.writers import fences
-from reconsolidation.writers.apply import ProposalRefused
 from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
-_STALE = (StaleInputs,)
 ABOVE_SLICE_CEILING = "above_slice_ceiling"  # spend.reserve: this group's own request exceeds the slice budget
 
 
@@ -174,38 +170,20 @@ def _commit_and_finish(store: ReconsolidationStore, principal: Principal, group_
                        now: datetime) -> tuple[OperationView, ...]:
     """Every accepted proposal and the group's completion in ONE owner transaction.
 
-    Each commit is a savepoint inside it, so a refused proposal rolls back alone; a crash
-    anywhere before the end rolls back the writes with the completion, so the recovered
-    retry records them once and reports what it did (a completed write never looks like a
-    duplicate refusal). Operation views are returned only after the transaction commits."""
-    recorded: list[OperationView] = []
-    stale = refused = 0
-    budget = ""  # the slice's operation budget ran out: the rest waits for the next slice
+    Each commit is a savepoint inside it (``group_commits``), so a refused proposal rolls
+    back alone; a crash anywhere before the end rolls back the writes with the completion,
+    so the recovered retry records them once and reports what it did (a completed write
+    never looks like a duplicate refusal). Operation views are returned only after the
+    transaction commits."""
     with owner_context(principal):
-        for proposal in proposals:
-            try:
-                recorded.append(store.commit(principal, group_lease, expected_inputs=group_lease.inputs,
-                                             expected_fence=group_lease.fence_generation, proposal=proposal, now=now))
-            except LeaseLost:
-                raise
-            except (BudgetExhausted, ReviewQueueFull) as error:  # the group waits for the next slice
-                budget = error.reason
-                break
-            except ProposalRefused as error:
-                refused += 1
-                if error.reason == "overlapping_membership":
-                    replan_union(store, principal, group_lease, proposal, now)
-            except _STALE:
-                stale += 1
-            except (Conflict, Invalid):  # a malformed proposal rejects only itself as well
-                refused += 1
-        if budget:
-            outcome, reason = "deferred", budget
-        elif recorded:
+        done = commit_proposals(store, principal, group_lease, proposals, now)
+        if done.budget:
+            outcome, reason = "deferred", done.budget
+        elif done.recorded:
             outcome, reason = "completed", rules.HYPOTHESIS_ABSTENTION
-        elif stale and not refused:
+        elif done.stale and not done.refused:
             outcome, reason = "stale", "sources_changed"
         else:
             outcome, reason = "no_change", rules.HYPOTHESIS_ABSTENTION if not proposals else "proposals_refused"
         store.finish_group(principal, group_lease, outcome=outcome, reason=reason, now=now)
-    return tuple(recorded)
+    return tuple(done.recorded)

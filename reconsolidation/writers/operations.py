@@ -2,7 +2,9 @@
 
 ``commit`` is one short transaction in the order every source mutation uses: the owner
 lock first (``lock_owner``), then the source originals FOR UPDATE in sorted UUID order.
-It rechecks, without writing anything on failure: the slice's live lease and the group's
+It is ``check_group`` (what every proposal of the group shares, done once for a group's
+proposals by ``work.group_commits``) followed by ``record`` (the proposal's own checks and
+writes, in a savepoint). Together they recheck, without writing anything on failure: the slice's live lease and the group's
 claim, the expected inputs against the group, the caller's fence against the group's,
 the group's scoped fence (``fences.touched_since_read``: none of *its* sources corrected
 or erased since it read them — an erasure elsewhere in the bank does not stale it), each
@@ -21,11 +23,12 @@ rejection in ``review``. No provider call is made, or awaited, inside any transa
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 from uuid import UUID
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import F
 
 from memory.services.owner_state import lock_owner
@@ -35,11 +38,11 @@ from reconsolidation.domain import (
 )
 from reconsolidation.errors import BudgetExhausted, Conflict, FenceLost, Invalid, ReviewQueueFull, StaleInputs
 from reconsolidation.models import (
-    DerivedMemory, ReconsolidationDependency, ReconsolidationGroup, ReconsolidationMember,
+    DerivedMemory, ReconsolidationDependency, ReconsolidationGroup, ReconsolidationJob, ReconsolidationMember,
     ReconsolidationOperation,
 )
 from reconsolidation.rows import audit, locked_group, locked_job, operation_view, owner_fields
-from reconsolidation.sources import EVIDENCE, current_sources
+from reconsolidation.sources import EVIDENCE, SourceView, current_sources
 from reconsolidation.selectors import review_queue
 from reconsolidation.writers import apply, blocks, fences, hypotheses, summary_placement
 from veetbot.clock import require_aware
@@ -54,37 +57,80 @@ def operation_signature(kind: str, memory_ids: Sequence[UUID]) -> str:
     return blocks.exact(kind, memory_ids)
 
 
+@dataclass(frozen=True)
+class CheckedGroup:
+    """A claimed group as ``check_group`` found it: its job and group rows and its inputs,
+    the valid ones as views, all locked until the caller's transaction ends. Sources change
+    only under the owner lock, which is held too, so each proposal over the group is checked
+    against this once rather than read again."""
+
+    job: ReconsolidationJob
+    group: ReconsolidationGroup
+    inputs: tuple[InputRef, ...]
+    views: dict[UUID, SourceView]
+    reasons: dict[UUID, str]  # why each other input is not valid
+
+
+def check_group(principal: Principal, group_lease, *, expected_inputs: Sequence[InputRef], expected_fence: int,
+                now: datetime) -> CheckedGroup:
+    """Lock and check what every proposal of a group depends on (caller holds the owner
+    context): the owner, the slice's live lease (``LeaseLost``), the group's claim, its
+    inputs (``StaleInputs``) and fence (``FenceLost``), none of its sources corrected or
+    erased since it read them, each input's revision and eligibility."""
+    now = require_aware(now)
+    expected = sorted_inputs(expected_inputs)
+    lock_owner(principal)
+    job = locked_job(principal, group_lease.lease_token, now)
+    group = locked_group(group_lease)
+    offered = tuple(InputRef(memory_id=i, content_revision=r) for i, r in zip(group.input_ids, group.input_revisions))
+    if expected != offered:
+        raise StaleInputs("inputs_mismatch")
+    if expected_fence != group.fence_generation:  # not the fence this group was queued under
+        raise FenceLost()
+    touched = fences.touched_since_read(principal, offered)
+    if touched:
+        raise StaleInputs(touched)
+    views, reasons = current_sources(principal, offered, now, lock=True)
+    return CheckedGroup(job=job, group=group, inputs=offered, views=views, reasons=reasons)
+
+
 def commit(
     principal: Principal, group_lease, *, expected_inputs: Sequence[InputRef], expected_fence: int,
     proposal: Proposal, now: datetime,
 ) -> OperationView:
-    now = require_aware(now)
-    expected = sorted_inputs(expected_inputs)
+    """One proposal: the group checked (``check_group``), then the proposal recorded."""
+    _refuse_malformed(proposal, sorted_inputs(expected_inputs))  # before any lock
+    with owner_context(principal):
+        checked = check_group(principal, group_lease, expected_inputs=expected_inputs, expected_fence=expected_fence,
+                              now=now)
+        return record(principal, checked, proposal, now=now)
+
+
+def _refuse_malformed(proposal: Proposal, inputs: Sequence[InputRef]) -> None:
+    """What a proposal may never be, whatever the sources say now."""
     if proposal.policy != bounds.POLICY:
         raise Conflict("policy_changed")
-    if not set(proposal.inputs) <= set(expected):
+    if not set(proposal.inputs) <= set(inputs):
         raise Invalid("proposal.inputs: only supplied inputs at their supplied revisions")
     if proposal.clauses and proposal.kind not in ("summarize_related", "infer_connection", "end_superseded"):
         raise Invalid("proposal.clauses: only a summary, a hypothesis or an update has clauses")
     if proposal.kind == "infer_connection" and not proposal.verified:
         raise apply.ProposalRefused("hypothesis_needs_verification")
+
+
+def record(principal: Principal, checked: CheckedGroup, proposal: Proposal, *, now: datetime) -> OperationView:
+    """One proposal over a checked group, in its own savepoint (a refusal rolls back alone;
+    caller holds the owner context and ``checked``'s locks)."""
+    now = require_aware(now)
+    _refuse_malformed(proposal, checked.inputs)
     state = mode.recorded_state()
     refs = sorted_inputs(proposal.inputs)
-    with owner_context(principal):
-        lock_owner(principal)
-        job = locked_job(principal, group_lease.lease_token, now)
-        group = locked_group(group_lease)
-        offered = tuple(InputRef(memory_id=i, content_revision=r) for i, r in zip(group.input_ids, group.input_revisions))
-        if expected != offered:
-            raise StaleInputs("inputs_mismatch")
-        if expected_fence != group.fence_generation:  # not the fence this group was queued under
-            raise FenceLost()
-        touched = fences.touched_since_read(principal, offered)
-        if touched:
-            raise StaleInputs(touched)
-        views, reasons = current_sources(principal, refs, now, lock=True)
+    job, group = checked.job, checked.group
+    with transaction.atomic():
+        reasons = [checked.reasons[ref.memory_id] for ref in refs if ref.memory_id in checked.reasons]
         if reasons:
-            raise StaleInputs(sorted(reasons.values())[0])
+            raise StaleInputs(sorted(reasons)[0])
+        views = {ref.memory_id: checked.views[ref.memory_id] for ref in refs}
         if blocks.any_blocked([operation_signature(proposal.kind, [ref.memory_id for ref in refs])]):
             raise Conflict("blocked_by_owner")
         apply.validate(principal, proposal.kind, views, proposal.clauses, now=now)

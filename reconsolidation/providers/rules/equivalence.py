@@ -16,6 +16,7 @@ original; it only *finds* candidate sets: every merge is still decided by
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -34,6 +35,7 @@ KEY_FIELDS = (
 )
 
 
+@functools.lru_cache(maxsize=65536)  # pure, and every rule of a group normalises each statement again
 def normalize(text: str) -> str:
     """NFC and whitespace collapse; nothing else (case and punctuation are meaning)."""
     return _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()

@@ -19,6 +19,7 @@ validation of a proposal's clauses against the locked sources, with the rules of
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -211,22 +212,54 @@ class Claim:
     content: frozenset[str]  # content words minus the holder's subject words
 
 
-def claim(views: Sequence[SourceView]) -> Claim:
-    text = normalize(views[0].statement)
-    negated = bool(_NEGATION.search(text)) or any(view.polarity == "negated" for view in views)
+@dataclass(frozen=True)
+class _Reading:
+    """What ``claim`` reads from one wording alone."""
+
+    negated: bool
+    moving: bool
+    places: frozenset[str]
+    residence: frozenset[str]
+    move_to: frozenset[str]
+    firm: bool
+    changed: bool
+    frame: tuple[str, ...]
+
+
+# Cached: a group's rules (conflicts, updates, the summary plan and its placement) read each
+# statement several times, and the reading of a text depends on nothing else.
+@functools.lru_cache(maxsize=4096)
+def _read(statement: str) -> _Reading:
+    text = normalize(statement)
+    negated = bool(_NEGATION.search(text))
     moving = bool(_MOVE.search(text))
     located = moving or bool(_RESIDENCE.search(text)) or bool(_WORK.search(text))
-    places = _places(text, ("in", "at", "near", "to", "from")) if located else frozenset()
     words = [_stem(word) for word in _WORD.findall(text)]
-    frame = tuple(word for word in words if word not in _NOT_CONTENT)
-    holder = {_stem(word) for view in views for word in _WORD.findall(view.subject)}
+    return _Reading(
+        negated=negated, moving=moving,
+        places=_places(text, ("in", "at", "near", "to", "from")) if located else frozenset(),
+        residence=_places(text, ("in", "at", "near")) if _RESIDENCE.search(text) and not moving else frozenset(),
+        move_to=_places(text, ("to",)) if moving else frozenset(),
+        firm=not _TENTATIVE.search(text), changed=bool(_CHANGE.search(text)),
+        frame=tuple(word for word in words if word not in _NOT_CONTENT),
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _subject_words(subject: str) -> frozenset[str]:
+    return frozenset(_stem(word) for word in _WORD.findall(subject))
+
+
+def claim(views: Sequence[SourceView]) -> Claim:
+    reading = _read(views[0].statement)
+    negated = reading.negated or any(view.polarity == "negated" for view in views)
+    holder = frozenset().union(*(_subject_words(view.subject) for view in views))
     return Claim(
         views=tuple(views), at=max((view.valid_from, view.evidence_at) for view in views),
-        residence=_places(text, ("in", "at", "near")) if _RESIDENCE.search(text) and not moving and not negated
-        else frozenset(),
-        places=places, move_to=_places(text, ("to",)) if moving else frozenset(), moving=moving,
-        firm=not _TENTATIVE.search(text), changed=bool(_CHANGE.search(text)), negated=negated, frame=frame,
-        content=frozenset(w for w in frame if len(w) >= 3 and w not in holder and not w.isdigit()),
+        residence=reading.residence if not negated else frozenset(),
+        places=reading.places, move_to=reading.move_to, moving=reading.moving,
+        firm=reading.firm, changed=reading.changed, negated=negated, frame=reading.frame,
+        content=frozenset(w for w in reading.frame if len(w) >= 3 and w not in holder and not w.isdigit()),
     )
 
 

@@ -334,8 +334,8 @@ def test_the_kill_switch_before_a_group_commits_rolls_back_its_earlier_writes(ow
     class SwitchingOff(ReconsolidationStore):
         """Processing is switched off right after the group's first write."""
 
-        def commit(self, *args, **kwargs):
-            view = super().commit(*args, **kwargs)
+        def record(self, *args, **kwargs):
+            view = super().record(*args, **kwargs)
             enabled.AGENT_MEMORY_RECONSOLIDATION_ENABLED = False
             switched.append(view.id)
             return view

@@ -189,3 +189,66 @@ def test_invalidation_stales_proposals_and_pending_groups_over_a_source(bank, en
         assert ReconsolidationOperation.objects.get(id=op.id).revision == 2
         states = dict(ReconsolidationGroup.objects.values_list("id", "state"))
     assert states[other.id] == "stale" and states[untouched.id] == "pending"
+
+
+def test_a_groups_proposals_share_one_check_of_its_lease_claim_and_sources(bank, enabled, store, day_one):
+    """The lease, the claim and the sources are locked and checked once for all of a group's
+    proposals; each proposal then costs only its own checks and writes, and a refused one
+    rolls back alone."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from reconsolidation.work.group_commits import commit_proposals
+
+    principal, (a, b, c, _) = bank
+    lease = store.claim_due(principal, lease_owner="w", now=day_one)
+    queue(store, principal, lease, a, b, c, now=day_one)
+    claimed = store.claim_group(principal, lease_token=lease.lease_token, now=day_one)
+    proposals = [proposal("flag_conflict", refs(a, b), reason="equal_key"),
+                 proposal("flag_conflict", refs(a, b), reason="equal_key"),  # the same input: refused
+                 proposal("flag_conflict", refs(b, c), reason="equal_key")]
+    with owner_context(principal), CaptureQueriesContext(connection) as captured:
+        done = commit_proposals(store, principal, claimed, proposals, day_one)
+    assert [set(op.inputs) for op in done.recorded] == [set(refs(a, b)), set(refs(b, c))]
+    assert (done.refused, done.stale, done.budget) == ({1: "refused"}, 0, "")  # a duplicate of the first
+    statements = [query["sql"] for query in captured.captured_queries]
+    locked = [sql for sql in statements if "FOR UPDATE" in sql]
+    assert sum('FROM "reconsolidation_reconsolidationjob"' in sql for sql in locked) == 1
+    assert sum('FROM "reconsolidation_reconsolidationgroup"' in sql for sql in locked) == 1
+    assert sum("memory_memory" in sql for sql in locked) == 1  # the sources, once, in one statement
+
+
+def test_a_group_whose_sources_changed_stales_every_proposal_without_writing(bank, enabled, store, day_one):
+    from reconsolidation.work.group_commits import commit_proposals
+
+    principal, (a, b, c, _) = bank
+    lease = store.claim_due(principal, lease_owner="w", now=day_one)
+    queue(store, principal, lease, a, b, c, now=day_one)
+    claimed = store.claim_group(principal, lease_token=lease.lease_token, now=day_one)
+    services.memory_revise(principal=principal, memory_id=a.id, changes=MemoryChanges(confidence=0.3), now=day_one)
+    with owner_context(principal):
+        done = commit_proposals(store, principal, claimed, [proposal("flag_conflict", refs(b, c)),
+                                                            proposal("flag_conflict", refs(a, b))], day_one)
+        assert not ReconsolidationOperation.objects.exists()
+    assert (done.recorded, done.stale, done.refused) == ([], 2, {})
+
+
+def test_a_commit_counts_the_waiting_proposals_and_its_slices_operations_through_indexes(bank, enabled, store,
+                                                                                           day_one):
+    """Every commit counts the proposals waiting and its own slice's operations: under forced
+    row-level security both predicates can use an index, so neither reads every operation
+    the owner ever had (the planner is told to avoid sequential scans: a bank this small
+    would otherwise be scanned anyway)."""
+    from django.db import connection
+
+    principal, (a, b, *_) = bank
+    with owner_context(principal), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        plans = {}
+        for name, queryset in {
+            "waiting": ReconsolidationOperation.objects.filter(state="proposed"),
+            "slice": ReconsolidationOperation.objects.filter(slice_token=a.id),
+        }.items():
+            plans[name] = queryset.explain()
+    assert "reconop_by_state" in plans["waiting"] and "Index Cond: ((state)" in plans["waiting"], plans
+    assert "reconop_by_slice" in plans["slice"], plans
