@@ -183,8 +183,9 @@ def decide(
     digests already drafted in this slice (updated). Caller holds the owner context.
 
     The first statement looks up ``batch`` anchors and each next one twice as many: most
-    calls find their groups in the first, and a run of duplicate or isolated anchors then
-    costs a few statements, whose key probes the batch's anchors share, not one per eight."""
+    calls find their groups in the first (an anchor looked up past the last group found is
+    probed for nothing, so the first is small), and a run of duplicate or isolated anchors
+    then costs a few statements, whose key probes the batch's anchors share."""
     drafts: list[GroupDraft] = []
     outcomes: dict[UUID, str] = {}
     if want <= 0:

@@ -28,7 +28,7 @@ def walk_model_lane(
     before the first anchor left undecided, so nothing is skipped; at most
     ``MODEL_LANE_MAX_ANCHORS`` rows are passed per slice. With no group slot the lane waits.
 
-    Its pages double (8, 16, 32, …) as ``grouping.decide``'s statements do, each page one
+    Its pages double (2, 4, 8, …) as ``grouping.decide``'s statements do, each page one
     statement."""
     drafts: list[GroupDraft] = []
     decided: list[tuple[SourceRef, str]] = []

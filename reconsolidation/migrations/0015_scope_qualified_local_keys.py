@@ -10,7 +10,9 @@ an anchor, most of a neighbour statement's time whenever its batch held one.
 Here the local keys are qualified by their scope inside the index: the GIN indexes are over
 ``reconsolidation_scoped_keys(scope, keys)`` (each key as ``scope || chr(31) || key``; no
 scope contains chr(31)), partial on the local scopes as before, and the function probes a
-local key as ``scope || chr(31) || key``. A lexeme's containment in the array is its match in
+local key as ``scope || chr(31) || key`` among the originals of that scope (so whichever
+index the planner takes, the scope-qualified key or 0013's btree on owner and scope, it
+reads that scope alone). A lexeme's containment in the array is its match in
 the document (the probe's tsquery is the quoted lexeme alone), so the rows are the same.
 0013's two local GIN indexes are dropped (its btree on owner and scope stays: the semantic
 arm's in-scope search reads it).
@@ -35,10 +37,11 @@ _KEY = "ARRAY[k.scope || chr(31) || k.v]"
 
 _PROBES = {
     f"k.scope <> 'user' AND x.{_LOCAL} AND x.entity_ids @> ARRAY[k.v]::varchar[]":
-        f"k.scope <> 'user' AND x.{_LOCAL} AND reconsolidation_scoped_keys(x.scope, x.entity_ids::text[]) @> {_KEY}",
+        f"k.scope <> 'user' AND x.{_LOCAL} AND x.scope = k.scope"
+        f" AND reconsolidation_scoped_keys(x.scope, x.entity_ids::text[]) @> {_KEY}",
     f"k.scope <> 'user' AND x.{_LOCAL} AND x.recall_document @@ {_0002._LEXEME_QUERY}":
-        f"k.scope <> 'user' AND x.{_LOCAL} AND reconsolidation_scoped_keys(x.scope, tsvector_to_array(x.recall_document))"
-        f" @> {_KEY}",
+        f"k.scope <> 'user' AND x.{_LOCAL} AND x.scope = k.scope"
+        f" AND reconsolidation_scoped_keys(x.scope, tsvector_to_array(x.recall_document)) @> {_KEY}",
 }
 
 

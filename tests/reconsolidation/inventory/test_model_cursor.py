@@ -41,9 +41,10 @@ def test_a_run_of_isolated_anchors_costs_the_model_lane_a_few_doubling_statement
     with CaptureQueriesContext(connection) as captured:
         report = one_slice(store, owner, day_one)
     lookups = [q for q in captured.captured_queries if "FROM reconsolidation_neighbours(" in q["sql"]]
-    # The lane decides its 128 anchors in statements of 8, 16, 32, 64 and the last 8.
-    assert MODEL_LANE_MAX_ANCHORS == 128 and bounds.RECON_NEIGHBOUR_BATCH_ANCHORS == 8
-    assert len(lookups) == 5
+    # The lane decides its 128 anchors in statements of 2, 4, 8, 16, 32, 64 and the last 2
+    # (64 statements of 2 without the doubling).
+    assert MODEL_LANE_MAX_ANCHORS == 128 and bounds.RECON_NEIGHBOUR_BATCH_ANCHORS == 2
+    assert len(lookups) == 7
     assert job_of(owner).model_anchors == MODEL_LANE_MAX_ANCHORS and report.groups_queued == ()
     decided = [r for r in receipts_of(owner).values() if r.model_generation == 1]
     assert len(decided) == MODEL_LANE_MAX_ANCHORS and {r.outcome for r in decided} == {"no_neighbours"}
