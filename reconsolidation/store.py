@@ -1,8 +1,10 @@
 """ReconsolidationStore: the unit-of-work repository of the maintenance pipeline.
 
 Each method takes the authenticated ``veetbot.identity.Principal`` first and runs as one
-transaction in ``owner_context(principal)``; there is no parameter through which a caller
-could name another owner. Results are the frozen domain values of
+transaction in ``owner_context(principal)`` — except ``check_group`` and ``record``, which
+run inside the caller's owner transaction so that a group's proposals share one check of
+its locks (``work.group_commits``); there is no parameter through which a caller could name
+another owner. Results are the frozen domain values of
 ``reconsolidation.domain``, translated from rows by hand. Exhausted leases, revision
 mismatches and lost fences raise conflicts (``reconsolidation.errors``) before anything is
 written. No method calls or awaits a provider inside its transaction.
