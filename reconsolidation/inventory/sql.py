@@ -229,11 +229,12 @@ MODEL_RECEIPTS_UPSERT = """
         group_id = EXCLUDED.group_id, recorded_at = EXCLUDED.recorded_at
 """
 
+# Neighbour rows, and one row (common_key, the rest NULL) per key found too common: migration 0016.
 NEIGHBOURS = """
-    SELECT anchor_id, memory_id, match_rank, overlap, creation_sequence, content_revision
+    SELECT anchor_id, memory_id, match_rank, overlap, creation_sequence, content_revision, common_key
     FROM reconsolidation_neighbours(
         %(anchors)s::uuid[], %(now)s, %(sensitivities)s::text[], %(start_key)s,
-        %(neighbours)s, %(channel_rows)s, %(max_lexemes)s, %(min_overlap)s
+        %(neighbours)s, %(channel_rows)s, %(max_lexemes)s, %(min_overlap)s, %(common_keys)s::text[]
     )
 """
 
