@@ -37,17 +37,16 @@ from veetbot.identity import Principal
 from veetbot.rls import owner_context
 
 
-def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: int, now: datetime,
-               common_keys: Optional[set[str]] = None) -> dict[UUID, list[tuple]]:
+def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: int, now: datetime) -> dict[UUID, list[tuple]]:
     """anchor -> [(memory_id, match_rank, overlap, creation_sequence, content_revision)], best first.
     Caller holds the owner context.
 
     At most ``RECON_GROUP_MAX_MEMBERS - 1`` per anchor: the lexical neighbours (a lexical-only
     one must share ``RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES``) ordered by subject/entity match,
     overlap score, the generation's rotated creation key and UUID, then the semantic ones
-    (nearest first) under the same total bound. ``common_keys``: as ``lexical_neighbours``.
+    (nearest first) under the same total bound.
     """
-    found = lexical_neighbours(anchor_ids, start_key=start_key, now=now, common_keys=common_keys)
+    found = lexical_neighbours(anchor_ids, start_key=start_key, now=now)
     rotated = lambda row: (-row[1], -row[2], row[3] < start_key, row[3], str(row[0]))  # noqa: E731
     bound = bounds.RECON_GROUP_MAX_MEMBERS - 1
     # Semantic rows only fill what the lexical probe left of the bound, so an anchor whose
@@ -62,30 +61,20 @@ def neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, start_key: i
     return merged
 
 
-def lexical_neighbours(anchor_ids: Sequence[UUID], *, start_key: int, now: datetime,
-                       common_keys: Optional[set[str]] = None) -> dict[UUID, list[tuple]]:
+def lexical_neighbours(anchor_ids: Sequence[UUID], *, start_key: int, now: datetime) -> dict[UUID, list[tuple]]:
     """anchor -> [(memory_id, match_rank, overlap, creation_sequence, content_revision)] from
     ``reconsolidation_neighbours``: subject, entity and lexeme matches, unordered. Caller
-    holds the owner context.
-
-    ``common_keys`` carries what one slice's lookups learn between statements: the keys
-    (words and entity IDs, by scope) held by too many eligible originals to say anything.
-    They are not probed again, and the keys this lookup finds too common are added (a
-    common word's probe is the lookup's dearest step; the bank is the same all slice)."""
-    common_keys = set() if common_keys is None else common_keys
+    holds the owner context."""
     with connection.cursor() as cursor:
         cursor.execute(sql.NEIGHBOURS, {
             "anchors": list(anchor_ids), "now": now, "sensitivities": allowed_sensitivities(),
             "start_key": start_key, "neighbours": bounds.RECON_GROUP_MAX_MEMBERS - 1,
             "channel_rows": bounds.RECON_NEIGHBOUR_CHANNEL_ROWS, "max_lexemes": bounds.RECON_NEIGHBOUR_MAX_LEXEMES,
-            "min_overlap": bounds.RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES, "common_keys": sorted(common_keys),
+            "min_overlap": bounds.RECON_NEIGHBOUR_MIN_OVERLAP_LEXEMES,
         })
         found: dict[UUID, list[tuple]] = {anchor: [] for anchor in anchor_ids}
-        for anchor_id, memory_id, match_rank, overlap, creation_sequence, revision, common in cursor.fetchall():
-            if common is not None:
-                common_keys.add(common)
-            else:
-                found[anchor_id].append((memory_id, match_rank, overlap, creation_sequence, revision))
+        for anchor_id, memory_id, match_rank, overlap, creation_sequence, revision in cursor.fetchall():
+            found[anchor_id].append((memory_id, match_rank, overlap, creation_sequence, revision))
     return found
 
 
@@ -156,12 +145,10 @@ def semantic_neighbours(principal: Principal, anchor_ids: Sequence[UUID], *, now
 
 def anchor_drafts(
     principal: Principal, chunk: Sequence[tuple[SourceRef, str]], *, start_key: int, now: datetime,
-    common_keys: Optional[set[str]] = None,
 ) -> dict[UUID, Optional[GroupDraft]]:
     """anchor -> its candidate group (None: no neighbours) for one batch of eligible
     anchors, in one neighbour statement. Caller holds the owner context."""
-    found = neighbours(principal, [ref.memory_id for ref, _ in chunk], start_key=start_key, now=now,
-                       common_keys=common_keys)
+    found = neighbours(principal, [ref.memory_id for ref, _ in chunk], start_key=start_key, now=now)
     drafts: dict[UUID, Optional[GroupDraft]] = {}
     for ref, lane in chunk:
         rows = found.get(ref.memory_id, [])
@@ -188,7 +175,7 @@ def known_digests(drafts: Sequence[Optional[GroupDraft]]) -> set[str]:
 
 def decide(
     principal: Principal, candidates: Sequence[tuple[SourceRef, str]], *, start_key: int, want: int, now: datetime,
-    seen: set[str], batch: int = bounds.RECON_NEIGHBOUR_BATCH_ANCHORS, common_keys: Optional[set[str]] = None,
+    seen: set[str], batch: int = bounds.RECON_NEIGHBOUR_BATCH_ANCHORS,
 ) -> tuple[list[GroupDraft], dict[UUID, str]]:
     """Look ``candidates`` (eligible, in priority order) up until ``want`` new groups are
     found: the drafts and the outcome of every anchor decided (grouped, duplicate,
@@ -198,19 +185,16 @@ def decide(
     The first statement looks up ``batch`` anchors and each next one twice as many: most
     calls find their groups in the first (an anchor looked up past the last group found is
     probed for nothing, so the first is small), and a run of duplicate or isolated anchors
-    then costs a few statements, whose key probes the batch's anchors share; a key one
-    statement finds too common is not probed by the next (``common_keys``, shared by the
-    caller's other lookups of the slice when given)."""
+    then costs a few statements, whose key probes the batch's anchors share."""
     drafts: list[GroupDraft] = []
     outcomes: dict[UUID, str] = {}
     if want <= 0:
         return drafts, outcomes
-    common_keys = set() if common_keys is None else common_keys
     start = 0
     while start < len(candidates):
         chunk = candidates[start:start + batch]
         start, batch = start + batch, 2 * batch
-        found = anchor_drafts(principal, chunk, start_key=start_key, now=now, common_keys=common_keys)
+        found = anchor_drafts(principal, chunk, start_key=start_key, now=now)
         existing = known_digests(list(found.values()))
         for ref, _ in chunk:
             draft = found[ref.memory_id]

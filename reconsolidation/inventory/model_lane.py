@@ -29,11 +29,10 @@ def walk_model_lane(
     ``MODEL_LANE_MAX_ANCHORS`` rows are passed per slice. With no group slot the lane waits.
 
     Its pages double (2, 4, 8, …) as ``grouping.decide``'s statements do, each page one
-    statement, and share what they learn of too-common keys."""
+    statement."""
     drafts: list[GroupDraft] = []
     decided: list[tuple[SourceRef, str]] = []
     budget, batch = MODEL_LANE_MAX_ANCHORS, bounds.RECON_NEIGHBOUR_BATCH_ANCHORS
-    common_keys: set[str] = set()  # keys found too common, shared by every page's lookup
     while job.model_phase < 2 and budget > 0 and len(drafts) < want:
         rows = fetch_rows(principal, "full", after=job.model_cursor_sequence, through=model_phase_end(job),
                           limit=min(batch, budget), now=now)
@@ -46,7 +45,7 @@ def walk_model_lane(
                           eligible=reason == "", reason=reason) for memory_id, sequence, revision, reason in rows]
         found, outcomes = grouping.decide(principal, [(ref, "full") for ref in refs if ref.eligible],
                                           start_key=job.full_start_key, want=want - len(drafts), now=now, seen=seen,
-                                          batch=batch, common_keys=common_keys)
+                                          batch=batch)
         batch *= 2
         drafts.extend(found)
         for ref in refs:

@@ -229,12 +229,11 @@ MODEL_RECEIPTS_UPSERT = """
         group_id = EXCLUDED.group_id, recorded_at = EXCLUDED.recorded_at
 """
 
-# Neighbour rows, and one row (common_key, the rest NULL) per key found too common: migration 0016.
 NEIGHBOURS = """
-    SELECT anchor_id, memory_id, match_rank, overlap, creation_sequence, content_revision, common_key
+    SELECT anchor_id, memory_id, match_rank, overlap, creation_sequence, content_revision
     FROM reconsolidation_neighbours(
         %(anchors)s::uuid[], %(now)s, %(sensitivities)s::text[], %(start_key)s,
-        %(neighbours)s, %(channel_rows)s, %(max_lexemes)s, %(min_overlap)s, %(common_keys)s::text[]
+        %(neighbours)s, %(channel_rows)s, %(max_lexemes)s, %(min_overlap)s
     )
 """
 

@@ -193,8 +193,7 @@ def test_neighbour_function_sees_only_the_current_owner(db, enabled):
     anchor = original(alice, "The owner prefers Celsius.", subject="units")
     original(alice, "The owner likes Celsius readings.", subject="units")
     original(bob, "The owner prefers Celsius.", subject="units")  # same subject, other owner
-    call = ("SELECT memory_id FROM reconsolidation_neighbours(%s::uuid[], %s, ARRAY['public','internal'], 1, 31, 64, 24, 2,"
-            " ARRAY[]::text[]) WHERE common_key IS NULL")
+    call = ("SELECT memory_id FROM reconsolidation_neighbours(%s::uuid[], %s, ARRAY['public','internal'], 1, 31, 64, 24, 2)")
     with connection.cursor() as cursor:
         cursor.execute(call, [[anchor.id], T0 + timedelta(days=1)])
         assert cursor.fetchall() == []  # no owner context: nothing
@@ -214,6 +213,6 @@ def test_the_runtime_role_cannot_execute_the_neighbour_function_as_public(db):
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT has_function_privilege('public', 'reconsolidation_neighbours(uuid[], timestamptz, text[], bigint,"
-            " integer, integer, integer, integer, text[])', 'EXECUTE')"
+            " integer, integer, integer, integer)', 'EXECUTE')"
         )
         assert cursor.fetchone()[0] is False

@@ -225,24 +225,3 @@ def test_a_local_scope_anchor_reads_only_its_own_scopes_holders_of_its_words(db,
     # The anchor's own scope (two originals) is read for each of its five keys, through at
     # most two indexes; the 80 elsewhere would be 88 (shared) and 410 (other projects) entries.
     assert read < 40, read
-
-
-def test_a_word_one_lookup_finds_too_common_is_not_probed_again_by_the_slices_next(db, enabled, day_one):
-    """A slice's lookups share what they learn: a word held by more eligible originals than
-    a key may keep is reported by the lookup that probed it, and the next lookup given it
-    skips its probe and finds the same neighbours."""
-    principal, _ = make_owner()
-    for n in range(bounds.RECON_NEIGHBOUR_CHANNEL_ROWS + 1):
-        original(principal, f"Breakfast number {n} came with marmalade.", subject=f"breakfast {n}")
-    first = original(principal, "The cabin pantry keeps marmalade jars.", subject="cabin pantry")
-    second = original(principal, "The marmalade jars in the cabin are homemade.", subject="cabin jars")
-    common: set[str] = set()
-    with owner_context(principal):
-        alone = grouping.lexical_neighbours([second.id], start_key=1, now=day_one)
-        grouping.lexical_neighbours([first.id], start_key=1, now=day_one, common_keys=common)
-        before = _key_index_entries_read()
-        told = grouping.lexical_neighbours([second.id], start_key=1, now=day_one, common_keys=common)
-        read = _key_index_entries_read() - before
-    assert common == {"l\x1fuser\x1fmarmalad"}  # the anchor's rarer words are kept
-    assert told == alone and [row[0] for row in told[second.id]] == [first.id]
-    assert read < 20, read  # probing "marmalade" again would read its 66 holders
