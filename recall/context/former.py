@@ -22,7 +22,7 @@ from typing import Literal, Optional, Sequence
 from django.conf import settings
 from pydantic import Field
 
-from recall.context.references import message_references, with_roles
+from recall.context.references import described_roles, message_references
 from recall.domain import QUERY_MAX_CHARS, RecallItem, Value
 
 FRAGMENTS_MAX = 16  # of each list in one request
@@ -115,9 +115,11 @@ def second_round(need: ContextNeed, top: Sequence[RecallItem], *, query: str, ro
        the fact asked ("do for a living" draws every job), the reference's on who is meant,
        and that search's expansion arm brings the referent's other facts. A reference that is
        the whole of what the message asks about ("What's my job now?") is not searched again.
-       A description's search text also carries the role nouns whose WordNet gloss it
-       matches (``references.with_roles``: "the guy who repairs my car mechanic") — the
-       same number of searches, a few words longer;
+       A description is followed by a search for the role nouns whose WordNet gloss it
+       matches (``references.described_roles``: "the guy who repairs my car", then
+       "mechanic"), within the same bound: the memory that names the role ("Joost is my
+       mechanic") may share no word with the description, and searched on its own the role
+       is the whole query, not one word beside the description's;
     2. the entity search (``entity_feedback``): round one's query again, its structured arm
        now also matching the entity IDs of round one's top results;
     3. only with ``subjects`` (round one ran without the expansion arm: keyword-only or
@@ -135,9 +137,10 @@ def second_round(need: ContextNeed, top: Sequence[RecallItem], *, query: str, ro
             seen.add(_key(text))
             planned.append(Search(query=text, purpose=purpose))
 
-    for text in (*need.unresolved_references, *message_references(need.current_message)):
-        if len(planned) < REFERENCE_SEARCHES:  # only references are planned so far
-            plan(with_roles(text), "reference")
+    for reference in (*need.unresolved_references, *message_references(need.current_message)):
+        for text in (reference, described_roles(reference)):
+            if len(planned) < REFERENCE_SEARCHES:  # only references are planned so far
+                plan(text, "reference")
     feedback = entity_feedback(need, top, query=query)
     if feedback is not None:
         planned.append(feedback)

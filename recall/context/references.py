@@ -6,8 +6,9 @@ A question about someone named by role asks two things at once — who that is, 
 about them — and a sentence encoder's vector of the whole question leans on the fact asked.
 The reference alone finds who is meant. Word lists, no parser and no model: English only,
 deterministic, and a message without such phrases makes none. A description also names the
-roles whose WordNet gloss it matches (``with_roles``: "the guy who repairs my car" →
-mechanic), so a memory that says "my mechanic" is found by a search for the description.
+roles whose WordNet gloss it matches (``described_roles``: "the guy who repairs my car" →
+mechanic), searched on their own, so a memory that says "my mechanic" is found although it
+shares no word with the description.
 """
 from __future__ import annotations
 
@@ -125,9 +126,8 @@ def description_words(reference: str) -> tuple[str, ...]:
     return ()
 
 
-def with_roles(reference: str) -> str:
-    """The reference and, after it, the role nouns its description's gloss matches
-    (``recall.lexicon.roles``): one search still, the same text plus at most
-    ``roles.ROLES_MAX`` words — "the guy who repairs my car mechanic"."""
-    found = roles.roles(description_words(reference))
-    return " ".join((reference, *found))
+def described_roles(reference: str) -> str:
+    """The role nouns a description's gloss matches (``recall.lexicon.roles``), as one search
+    text: "the guy who repairs my car" → "mechanic"; empty for a reference that is not a
+    description or that no gloss accounts for."""
+    return " ".join(roles.roles(description_words(reference)))

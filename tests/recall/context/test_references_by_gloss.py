@@ -1,5 +1,6 @@
-"""References by gloss (issue 31 item 4): a description by relative clause also searches the
-role nouns whose WordNet gloss accounts for every word of it, within the same searches."""
+"""References by gloss (issue 31 item 3): a description by relative clause is followed by a
+search for the role nouns whose WordNet gloss accounts for every word of it, within the same
+bound on reference searches."""
 from __future__ import annotations
 
 import pytest
@@ -24,16 +25,32 @@ def test_only_a_relative_clause_is_a_description():
     assert references.description_words("the guy who repairs my car") == ("repairs", "car")
     assert references.description_words("the person that does my bookkeeping") == ("bookkeeping",)
     assert references.description_words("my male sibling") == ()
-    assert references.with_roles("my male sibling") == "my male sibling"
+    assert references.described_roles("my male sibling") == ""
+    assert references.described_roles("the guy who repairs my car") == "mechanic"
 
 
-def test_round_two_searches_a_description_with_its_roles_and_no_more_searches():
+def test_round_two_searches_a_description_then_its_roles_within_the_reference_bound():
+    need = ContextNeed(current_message="Where is the garage of the guy who repairs my car?")
+    plan = former.second_round(need, [], query=need.current_message, room=3, subjects=False)
+    assert [(s.purpose, s.query) for s in plan] == [
+        ("reference", "the guy who repairs my car"), ("reference", "mechanic")]
+
+
+def test_the_callers_reference_comes_first_and_the_bound_holds():
     need = ContextNeed(current_message="Where is the garage of the guy who repairs my car?",
                        unresolved_references=("the person who does my bookkeeping",))
     plan = former.second_round(need, [], query=need.current_message, room=3, subjects=False)
+    assert former.REFERENCE_SEARCHES == 2
     assert [(s.purpose, s.query) for s in plan] == [
-        ("reference", "the person who does my bookkeeping bookkeeper"),
-        ("reference", "the guy who repairs my car mechanic")]
+        ("reference", "the person who does my bookkeeping"), ("reference", "bookkeeper")]
+
+
+def test_a_reference_without_roles_leaves_room_for_the_next_reference():
+    need = ContextNeed(current_message="Where is the garage of the guy who repairs my car?",
+                       unresolved_references=("my male sibling",))
+    plan = former.second_round(need, [], query=need.current_message, room=3, subjects=False)
+    assert [(s.purpose, s.query) for s in plan] == [
+        ("reference", "my male sibling"), ("reference", "the guy who repairs my car")]
 
 
 def test_context_assembly_finds_the_memory_that_names_the_role(db):
