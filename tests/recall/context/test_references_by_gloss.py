@@ -29,28 +29,19 @@ def test_only_a_relative_clause_is_a_description():
     assert references.described_roles("the guy who repairs my car") == "mechanic"
 
 
-def test_round_two_searches_a_description_then_its_roles_within_the_reference_bound():
-    need = ContextNeed(current_message="Where is the garage of the guy who repairs my car?")
+_CAR = "Where is the garage of the guy who repairs my car?"
+
+
+@pytest.mark.parametrize("callers, expected", [
+    ((), ["the guy who repairs my car", "mechanic"]),  # the description, then its roles
+    (("the person who does my bookkeeping",), ["the person who does my bookkeeping", "bookkeeper"]),  # caller first
+    (("my male sibling",), ["my male sibling", "the guy who repairs my car"]),  # no roles: room for the next
+])
+def test_round_two_searches_each_description_then_its_roles_within_the_reference_bound(callers, expected):
+    need = ContextNeed(current_message=_CAR, unresolved_references=callers)
     plan = former.second_round(need, [], query=need.current_message, room=3, subjects=False)
-    assert [(s.purpose, s.query) for s in plan] == [
-        ("reference", "the guy who repairs my car"), ("reference", "mechanic")]
-
-
-def test_the_callers_reference_comes_first_and_the_bound_holds():
-    need = ContextNeed(current_message="Where is the garage of the guy who repairs my car?",
-                       unresolved_references=("the person who does my bookkeeping",))
-    plan = former.second_round(need, [], query=need.current_message, room=3, subjects=False)
-    assert former.REFERENCE_SEARCHES == 2
-    assert [(s.purpose, s.query) for s in plan] == [
-        ("reference", "the person who does my bookkeeping"), ("reference", "bookkeeper")]
-
-
-def test_a_reference_without_roles_leaves_room_for_the_next_reference():
-    need = ContextNeed(current_message="Where is the garage of the guy who repairs my car?",
-                       unresolved_references=("my male sibling",))
-    plan = former.second_round(need, [], query=need.current_message, room=3, subjects=False)
-    assert [(s.purpose, s.query) for s in plan] == [
-        ("reference", "my male sibling"), ("reference", "the guy who repairs my car")]
+    assert former.REFERENCE_SEARCHES == len(expected)
+    assert [(s.purpose, s.query) for s in plan] == [("reference", text) for text in expected]
 
 
 def test_context_assembly_finds_the_memory_that_names_the_role(db):
