@@ -111,18 +111,26 @@ def _missing_session_scopes(drafts: Sequence[MemoryDraft]) -> list[str]:
     ]
 
 
-def insert_memories(
-    principal: Principal, drafts: Sequence[MemoryDraft], now: datetime, *, owner_evidence_only: bool = False,
-) -> list[UUID]:
-    """Create beliefs in (created_at, id) order. Caller holds the owner context.
-
-    The one creation path: live creation passes one draft, import passes many, so both
-    allocate creation_sequence and write journal entries the same way.
-    """
-    lock_owner(principal)
+def _check_references(drafts: Sequence[MemoryDraft], *, owner_evidence_only: bool) -> None:
+    """Refuse drafts whose sources or session scope name nothing usable (caller holds the lock)."""
     missing = _missing_sources(drafts, owner_evidence_only=owner_evidence_only) + _missing_session_scopes(drafts)
     if missing:
         raise MissingReference(missing)
+
+
+def insert_memories(principal: Principal, drafts: Sequence[MemoryDraft], now: datetime) -> list[UUID]:
+    """Create beliefs in (created_at, id) order. Caller holds the owner context.
+
+    The one creation path: live creation passes one draft, import passes many, so both
+    allocate creation_sequence and write journal entries the same way. The caller has
+    checked what the drafts' sources and session scopes name, each where its input is read:
+    ``memory_create`` for a live draft (``_check_references``), the importer against the
+    document and the stored rows. The foreign keys refuse an unknown event or part, but not
+    a part of another event, so nothing here may be called with unchecked sources. (The
+    importer checked them once already: checking each of its batches again cost a
+    100,000-belief import about a tenth of its time, evals/README.md, 2026-12-07.)
+    """
+    lock_owner(principal)
     if repeated := _repeated_parts(drafts):
         raise Invalid(repeated)
     hashes = [_claim_of(d) for d in drafts]
@@ -168,7 +176,9 @@ def memory_create(
     """Create one belief with its sources; refuses a claim the owner rejected."""
     now = now or utcnow()
     with owner_context(principal):
-        (memory_id,) = insert_memories(principal, [draft], now, owner_evidence_only=owner_evidence_only)
+        lock_owner(principal)  # the references are checked under the lock that erasure takes
+        _check_references([draft], owner_evidence_only=owner_evidence_only)
+        (memory_id,) = insert_memories(principal, [draft], now)
         return memory_views([Memory.objects.get(id=memory_id)])[0]
 
 
