@@ -6,9 +6,10 @@ references and existing IDs against the stored rows, then write people, sessions
 ``originals.insert_memories`` and revised only through ``originals.apply_content_change``,
 so creation order, the change journal and hook publication are exactly those of live
 writes; what each source and session scope names is checked here, against the document and
-the stored rows, before anything is written (``insert_memories`` leaves that to its caller). Rows go in batches through ``veetbot.bulk.insert_rows`` (a binary COPY into a
-temporary table, then one INSERT per table and batch, which the owner policy checks row by
-row): about three times less work per belief than model instances and ``bulk_create``.
+the stored rows, before anything is written (``insert_memories`` leaves that to its caller).
+Rows go in batches through ``veetbot.bulk.insert_rows`` (a binary COPY into a temporary
+table, then one INSERT per table and batch, which the owner policy checks row by row): about
+three times less work per belief than model instances and ``bulk_create``.
 
 Rules beyond the format's own (memory-bank-format.md; ``memory_bank_import`` lists them):
 re-importing identical content is a no-op; evidence and history never change; an erased
