@@ -12,7 +12,10 @@ differs changes the claim. Kinds (``KINDS``):
   (poodle/dog, apples/fruit, likes/loves, wants/needs);
 * ``role`` — a changed role or relation (employer/employee, teacher/student, who reports
   to whom — the same words in another order);
-* ``polysemy`` — two words that share only a rarer sense (want/need share "require").
+* ``polysemy`` — two words that share only a rarer sense (want/need share "require");
+* ``construction`` — beside the constructions the guards read as "is" ("was born",
+  "falls on" a date, "a member of"), a changed person, time, status or thing (added with
+  those readings, ``lookalike-bank@2``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -33,8 +36,8 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@1"
-KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy")
+VERSION = "lookalike-bank@2"
+KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "construction")
 
 # (kind, a, b) — each pair must never merge.
 PAIRS = [
@@ -92,6 +95,16 @@ PAIRS = [
     ("polysemy", "The owner's sister is a nurse.", "The owner's sister is a nanny."),
     ("polysemy", "The owner sees a therapist.", "The owner dates a therapist."),
     ("polysemy", "The owner keeps bees.", "The owner sells bees."),
+    ("construction", "The owner's daughter was born on 3 May.", "The owner's birthday is on 3 May."),
+    ("construction", "The owner was born in Lisbon.", "The owner lived in Lisbon."),
+    ("construction", "Sam's birthday is on 2 May.", "Sam's son was born on 2 May."),
+    ("construction", "Sam was born in Ghent.", "Sam's mother was born in Ghent."),
+    ("construction", "The festival falls on 3 June.", "The festival fell on 3 June."),
+    ("construction", "The owner's birthday falls on 2 May.", "The owner's birthday party is on 2 May."),
+    ("construction", "The owner's cat falls on the sofa.", "The owner's cat is on the sofa."),
+    ("construction", "The owner belongs to the tennis club.", "The owner's son is a member of the tennis club."),
+    ("construction", "The owner is a member of the tennis club.", "The owner was a member of the tennis club."),
+    ("construction", "The owner belongs to the tennis club.", "The owner belongs to the tennis team."),
 ]
 
 

@@ -33,7 +33,7 @@ from recall.lexicon import wordnet
 from reconsolidation.sources import SourceView
 from reconsolidation.providers.rules.equivalence import equivalence_key, normalize
 
-VERSION = "paraphrase-guards@2"
+VERSION = "paraphrase-guards@3"
 GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", "modality", "tense", "status",
           "comparison", "direction", "relation", "role", "participants", "content")
 # What matched, the finite reason code a proposal carries (each at most 40 characters).
@@ -107,6 +107,11 @@ _UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "usd": "usd
           "cups": "cup", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "metre": "m", "metres": "m",
           "meter": "m", "meters": "m", "mile": "mile", "miles": "mile"}
 _TIME_UNITS = frozenset(("min", "hour", "day", "week", "month", "year"))
+# Two English constructions that say "is": "was born on 3 May" states a lasting fact (the
+# birthday), not a past state, and a date "falls on" a day ("the anniversary falls on 3 June").
+_BE_PAST = frozenset(("was", "were"))
+_FALLS = frozenset(("fall", "falls"))
+_DATE_WINDOW = 3  # "falls on [the] 3rd [of] June": a date within this many words of "on"
 
 
 @dataclass(frozen=True)
@@ -241,9 +246,15 @@ def _parse(text: str) -> _Parsed:
     for index, (token, capital, _) in enumerate(tokens):
         single = _singular(token)
         number = _number(token)
-        if token == "used" and index + 1 < len(words) and words[index + 1] == "to":
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if token == "used" and following == "to":
             past = True
             classes["status"].add("used_to")
+            continue
+        if (token in _BE_PAST and following == "born") or (token in _FALLS and _dated(words, index)):
+            continue  # "was born" is a lasting fact, not a past state; "falls on 3 June" is "is on"
+        if token == "born":
+            content.add("birth")  # the word the nouns say: "birthday", "birthplace", "date of birth"
             continue
         if number is not None:
             numbers.append(number)
@@ -303,6 +314,15 @@ def _parse(text: str) -> _Parsed:
                    classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past, content=frozenset(content))
 
 
+def _dated(words: Sequence[str], index: int) -> bool:
+    """Whether ``words[index]`` is followed by "on" and a date: a number or a calendar word within
+    ``_DATE_WINDOW`` words ("falls on 3 June", "falls on a Monday")."""
+    if index + 1 >= len(words) or words[index + 1] != "on":
+        return False
+    return any(_number(word) is not None or _singular(word) in _WEEKDAYS or word in _MONTHS
+               for word in words[index + 2:index + 2 + _DATE_WINDOW])
+
+
 def _count(values: list[str]) -> list[tuple[str, int]]:
     return [(value, values.count(value)) for value in set(values)]
 
@@ -332,7 +352,8 @@ _PREPOSITIONS = frozenset("in on at for with to from of by about into onto near 
 
 def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[str, ...], frozenset]:
     """Who takes part (names, the owner, relation words); the core ones — not after a
-    preposition, in order of first mention; and who is a possessor (``X's``, ``of [the] X``)."""
+    preposition, in order of first mention; and who is a possessor (``X's``, ``of [the] X``;
+    not of a birth noun: "the mother's birthday" is when the mother was born)."""
     found: set[str] = set()
     core: list[str] = []
     possessors: set[str] = set()
@@ -347,8 +368,9 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
             before = words[index - 2]
         if before not in _PREPOSITIONS and key not in core:
             core.append(key)
-        if (index + 1 < len(words) and words[index + 1] == "'s") or before == "of":
-            possessors.add(key)
+        owned = words[index + 2] if index + 2 < len(words) and words[index + 1] == "'s" else ""
+        if (owned and not owned.startswith("birth")) or before == "of":
+            possessors.add(key)  # "X's birthday" is X's own: X is who "was born", not an owner
     return frozenset(found), tuple(core), frozenset(possessors)
 
 
@@ -483,7 +505,7 @@ _SYNONYM_RETRY = frozenset(("content", "comparison", "direction", "modality"))
 _SPAN_MAX = 3  # words in one substituted phrase ("takes care of" is two plus a function word)
 _SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, not a paraphrase
 # English periphrases one verb says; the modal here is politeness, not uncertainty.
-_PERIPHRASES = {("would", "like"): ("want",)}
+_PERIPHRASES = {("would", "like"): ("want",), ("member", "of"): ("belong",), ("members", "of"): ("belong",)}
 _UNSUBSTITUTABLE = (_NEGATION | _MODAL | _PAST_AUX | _STATUS | _FREQUENCY | _HABIT | _APPROX | _RELATION
                     | frozenset(_WEEKDAYS) | frozenset(_MONTHS) | _DAYPARTS | frozenset(_UNITS))
 _PLACEHOLDER = "qxsyn{}q"  # letters only, so it is one content token the same on both sides

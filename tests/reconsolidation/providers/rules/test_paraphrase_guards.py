@@ -61,6 +61,17 @@ CASES = [
     ("role", ("The owner's work phone is a Fairphone.", "The owner uses a Fairphone as work phone."),
      "The owner uses a Fairphone as personal phone."),
     ("content", ("The owner is allergic to cats.", "The owner has a cat allergy."), "The owner has a dog allergy."),
+    # "was born" and "falls on <a date>" say "is": the birthday, the day; a person, a past, still differ
+    ("relation", ("The owner was born on 22 August.", "The owner's birthday is on 22 August."),
+     "The owner's son was born on 22 August."),
+    ("relation", ("The owner's mother was born in Porto.", "The owner's mother's birthplace is Porto."),
+     "The owner's father's birthplace is Porto."),
+    ("tense", ("The owner's anniversary falls on 3 June.", "The owner's anniversary is on 3 June."),
+     "The owner's anniversary fell on 3 June."),
+    ("content", ("The owner's anniversary falls on 3 June.", "The owner's anniversary is on 3 June."),
+     "The owner's anniversary party is on 3 June."),
+    ("status", ("The owner is a member of the chess club.", "The owner belongs to the chess club."),
+     "The owner still belongs to the chess club."),
     ("participants", ("Sam reports to the owner.", "To the owner Sam reports."), "The owner reports to Sam."),
     ("participants", ("Sam is the owner's manager.", "The owner's manager is Sam."), "The owner is Sam's manager."),
 ]
