@@ -14,8 +14,8 @@ differs changes the claim. Kinds (``KINDS``):
   to whom — the same words in another order);
 * ``polysemy`` — two words that share only a rarer sense (want/need share "require");
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
-  "falls on" a date, "a member of"), a changed person, time, status or thing (added with
-  those readings, ``lookalike-bank@2``).
+  "falls on" a date, "a member of", "works at" a name), a changed person, time, status
+  or thing (added with those readings, ``lookalike-bank@2``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -105,6 +105,10 @@ PAIRS = [
     ("construction", "The owner belongs to the tennis club.", "The owner's son is a member of the tennis club."),
     ("construction", "The owner is a member of the tennis club.", "The owner was a member of the tennis club."),
     ("construction", "The owner belongs to the tennis club.", "The owner belongs to the tennis team."),
+    ("construction", "The owner works at Meridian.", "The owner's employer works at Meridian."),
+    ("construction", "The owner works for Sam.", "The owner is Sam's employer."),
+    ("construction", "The owner works at Sam's.", "The owner is Sam's employer."),
+    ("construction", "The owner works at Meridian.", "The owner's former employer is Meridian."),
 ]
 
 

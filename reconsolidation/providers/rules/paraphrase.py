@@ -107,11 +107,14 @@ _UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "usd": "usd
           "cups": "cup", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "metre": "m", "metres": "m",
           "meter": "m", "meters": "m", "mile": "mile", "miles": "mile"}
 _TIME_UNITS = frozenset(("min", "hour", "day", "week", "month", "year"))
-# Two English constructions that say "is": "was born on 3 May" states a lasting fact (the
+# English constructions that say "is": "was born on 3 May" states a lasting fact (the
 # birthday), not a past state, and a date "falls on" a day ("the anniversary falls on 3 June").
 _BE_PAST = frozenset(("was", "were"))
 _FALLS = frozenset(("fall", "falls"))
 _DATE_WINDOW = 3  # "falls on [the] 3rd [of] June": a date within this many words of "on"
+# And one that names an employer: "works at Meridian" ("for" is left alone: "works for Sam"
+# and "is Sam's employer" are converses).
+_WORKS = frozenset(("work", "works"))
 
 
 @dataclass(frozen=True)
@@ -256,6 +259,9 @@ def _parse(text: str) -> _Parsed:
         if token == "born":
             content.add("birth")  # the word the nouns say: "birthday", "birthplace", "date of birth"
             continue
+        if token in _WORKS and _works_at_name(tokens, index) and not any(w.startswith("employ") for w in words):
+            content.add("employer")  # "works at Meridian" is "Meridian is the employer"
+            continue
         if number is not None:
             numbers.append(number)
             continue
@@ -321,6 +327,14 @@ def _dated(words: Sequence[str], index: int) -> bool:
         return False
     return any(_number(word) is not None or _singular(word) in _WEEKDAYS or word in _MONTHS
                for word in words[index + 2:index + 2 + _DATE_WINDOW])
+
+
+def _works_at_name(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
+    """Whether the verb at ``index`` is followed by "at" and a name that is not a possessive
+    ("works at Meridian", not "works at home" or "works at Sam's")."""
+    if index + 2 >= len(tokens) or tokens[index + 1][0] != "at" or not tokens[index + 2][1]:
+        return False
+    return not (index + 3 < len(tokens) and tokens[index + 3][0] == "'s")
 
 
 def _count(values: list[str]) -> list[tuple[str, int]]:

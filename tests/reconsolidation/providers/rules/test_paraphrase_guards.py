@@ -72,6 +72,10 @@ CASES = [
      "The owner's anniversary party is on 3 June."),
     ("status", ("The owner is a member of the chess club.", "The owner belongs to the chess club."),
      "The owner still belongs to the chess club."),
+    ("relation", ("The owner works at Meridian.", "The owner's employer is Meridian."),
+     "The owner's wife works at Meridian."),
+    ("role", ("The owner works at Meridian.", "Meridian is the owner's employer."),
+     "The owner's employee works at Meridian."),
     ("participants", ("Sam reports to the owner.", "To the owner Sam reports."), "The owner reports to Sam."),
     ("participants", ("Sam is the owner's manager.", "The owner's manager is Sam."), "The owner is Sam's manager."),
 ]
