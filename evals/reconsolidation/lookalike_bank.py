@@ -15,7 +15,10 @@ differs changes the claim. Kinds (``KINDS``):
 * ``polysemy`` — two words that share only a rarer sense (want/need share "require");
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name), a changed person, time, status
-  or thing (added with those readings, ``lookalike-bank@2``).
+  or thing (added with those readings, ``lookalike-bank@2``);
+* ``variant`` — beside the words the guards read as one (informal relation words,
+  "mum"/"mother"; "every day"/"daily"; British and American spellings), a changed
+  relation, period or word (``lookalike-bank@3``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -36,8 +39,8 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@2"
-KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "construction")
+VERSION = "lookalike-bank@3"
+KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "construction", "variant")
 
 # (kind, a, b) — each pair must never merge.
 PAIRS = [
@@ -109,6 +112,15 @@ PAIRS = [
     ("construction", "The owner works for Sam.", "The owner is Sam's employer."),
     ("construction", "The owner works at Sam's.", "The owner is Sam's employer."),
     ("construction", "The owner works at Meridian.", "The owner's former employer is Meridian."),
+    ("variant", "The owner's mum lives in Porto.", "The owner's dad lives in Porto."),
+    ("variant", "The owner's grandma lives in Ghent.", "The owner's grandpa lives in Ghent."),
+    ("variant", "The owner has two kids.", "The owner has two grandchildren."),
+    ("variant", "The owner walks every day.", "The owner walks every other day."),
+    ("variant", "The owner walks every day.", "The owner walks weekly."),
+    ("variant", "The owner visits the centre every week.", "The owner visits the center every month."),
+    ("variant", "The owner's favourite colour is green.", "The owner's favourite flavour is green."),
+    ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),
+    ("role", "Sam's mum is the owner's boss.", "The owner's mum is Sam's boss."),
 ]
 
 

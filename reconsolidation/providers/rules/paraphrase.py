@@ -79,12 +79,22 @@ _FREQUENCY = frozenset("once twice thrice always usually often sometimes rarely 
                        " monthly yearly annually nightly hourly fortnightly biweekly regularly frequently most other"
                        " alternate next last coming".split())
 _HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on Mondays"
+# "every day" is "daily": a habit marker and a period say the period's frequency word.
+_PERIODIC = {"day": "daily", "week": "weekly", "month": "monthly", "year": "yearly", "night": "nightly",
+             "hour": "hourly"}
+_SAME_FREQUENCY = {"annually": "yearly"}
+# One relation, other words: informal, child's and American forms say the same person.
+_SAME_RELATION = {
+    "mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "dad": "father", "daddy": "father",
+    "grandma": "grandmother", "granny": "grandmother", "grandpa": "grandfather", "kid": "child",
+    "neighbor": "neighbour", "coworker": "colleague",
+}
 _RELATION = frozenset("""
 son daughter child kid mother father mum mom dad parent brother sister sibling wife husband partner spouse
 girlfriend boyfriend fiance fiancee grandmother grandfather grandparent grandson granddaughter grandchild aunt
 uncle niece nephew cousin friend colleague coworker boss manager neighbour neighbor landlord tenant
 stepson stepdaughter stepmother stepfather baby twin family in-law
-""".split())
+""".split()) | frozenset(_SAME_RELATION)
 _ROLE = frozenset("work personal private business home office professional job school".split())
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -226,6 +236,33 @@ def _singular(word: str) -> str:
 _ROLE_STEMS = frozenset(stem(word) for word in _ROLE)
 
 
+def _relation(word: str) -> str:
+    """A word's relation, one word for each ("mum", "mom" and "mothers" are "mother")."""
+    single = word if word in _RELATION else _singular(word)
+    return _SAME_RELATION.get(single, single)
+
+
+# British and American spellings of one word: "colour"/"color", "centre"/"center",
+# "organise"/"organize", "catalogue"/"catalog". Only words long enough that the other
+# spelling is no other word ("four" is not "for", "acre" not "acer").
+_SPELLINGS = ((re.compile(r"(?<=\w{2})our(s|ed|ing|ite|ites|able)?$"), r"or\1", 6),
+              (re.compile(r"(?<=\w{3})tre(s)?$"), r"ter\1", 6),
+              (re.compile(r"(?<=\w{3})is(e|ed|es|ing|ation|ations)$"), r"iz\1", 7),
+              (re.compile(r"(?<=\w{4})ogue(s)?$"), r"og\1", 7))
+_SAME_SPELLING = {"grey": "gray", "programme": "program", "programmes": "programs"}
+
+
+@functools.lru_cache(maxsize=65536)
+def _american(word: str) -> str:
+    """``word`` in American spelling (``_SPELLINGS``), otherwise unchanged."""
+    if word in _SAME_SPELLING:
+        return _SAME_SPELLING[word]
+    for pattern, replacement, shortest in _SPELLINGS:
+        if len(word) >= shortest:
+            word = pattern.sub(replacement, word)
+    return word
+
+
 def _is_past(word: str) -> bool:
     return word in _IRREGULAR_PAST or word in _PAST_AUX or (word.endswith("ed") and len(word) > 4)
 
@@ -236,7 +273,6 @@ def _is_past(word: str) -> bool:
 def _parse(text: str) -> _Parsed:
     tokens = _tokens(text)
     words = tuple(token for token, _, _ in tokens)
-    lowered = set(words)
     numbers: list[str] = []
     units: set[str] = set()
     calendar: set[str] = set()
@@ -246,6 +282,7 @@ def _parse(text: str) -> _Parsed:
                                     ("negation", "modality", "status", "comparison", "direction", "relation", "role")}
     content: set[str] = set()
     past = False
+    periodic = -1  # the period word of "every day", said as "daily"
     for index, (token, capital, _) in enumerate(tokens):
         single = _singular(token)
         number = _number(token)
@@ -278,10 +315,14 @@ def _parse(text: str) -> _Parsed:
         if single in _DAYPARTS or token in _DAYPARTS:
             calendar.add(single)
             continue
-        if token in _HABIT:
+        if token in _HABIT and following in _PERIODIC:
+            frequency.add(_PERIODIC[following])
+            periodic = index + 1
+            continue
+        if token in _HABIT or index == periodic:
             continue  # a habit marker: "every Monday" is "on Mondays"
         if token in _FREQUENCY:
-            frequency.add(token)
+            frequency.add(_SAME_FREQUENCY.get(token, token))
             continue
         if token in _APPROX:
             classes["comparison"].add("approx")
@@ -302,7 +343,7 @@ def _parse(text: str) -> _Parsed:
             classes["direction"].add(token)
             continue
         if single in _RELATION or token in _RELATION:
-            classes["relation"].add(single)
+            classes["relation"].add(_relation(token))
             continue
         if stem(token) in _ROLE_STEMS:
             classes["role"].add(stem(token))
@@ -366,26 +407,28 @@ _PREPOSITIONS = frozenset("in on at for with to from of by about into onto near 
 
 def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[str, ...], frozenset]:
     """Who takes part (names, the owner, relation words); the core ones — not after a
-    preposition, in order of first mention; and who is a possessor (``X's``, ``of [the] X``;
-    not of a birth noun: "the mother's birthday" is when the mother was born)."""
+    preposition, in order of first mention; and what each possessor owns, as (possessor, the
+    word it owns) pairs (``X's Y``, ``Y of [the] X``; not a birth noun: "the mother's
+    birthday" is when the mother was born)."""
     found: set[str] = set()
     core: list[str] = []
-    possessors: set[str] = set()
+    possessions: set[tuple[str, str]] = set()
     words = parsed.words
     for index, word in enumerate(words):
-        key = word if word in names else _singular(word)
+        key = word if word in names else _relation(word)
         if not (word in names or key == "owner" or key in _RELATION or word in _RELATION):
             continue
         found.add(key)
-        before = words[index - 1] if index else ""
-        if before in _DETERMINERS and index >= 2:
-            before = words[index - 2]
+        at = index - 1 if index and words[index - 1] not in _DETERMINERS else index - 2
+        before = words[at] if at >= 0 else ""
         if before not in _PREPOSITIONS and key not in core:
             core.append(key)
         owned = words[index + 2] if index + 2 < len(words) and words[index + 1] == "'s" else ""
-        if (owned and not owned.startswith("birth")) or before == "of":
-            possessors.add(key)  # "X's birthday" is X's own: X is who "was born", not an owner
-    return frozenset(found), tuple(core), frozenset(possessors)
+        if before == "of" and at >= 1:
+            owned = words[at - 1]
+        if owned and not owned.startswith("birth"):
+            possessions.add((key, stem(_relation(owned))))
+    return frozenset(found), tuple(core), frozenset(possessions)
 
 
 def _copular(parsed: _Parsed) -> bool:
@@ -401,14 +444,18 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
     the same ("Sam reports to the owner" is not "the owner reports to Sam"); a copula says
     roles by possession instead, so order is free ("Triodos is the owner's bank"). When both
     sides name possessors they must be the same ones ("Sam is the owner's manager" is not
-    "the owner is Sam's manager")."""
+    "the owner is Sam's manager"), and when they name several, each must own the same thing
+    ("Sam's sister is the owner's friend" is not "the owner's sister is Sam's friend")."""
     found_a, core_a, owns_a = _participants(a, _names(a, b))
     found_b, core_b, owns_b = _participants(b, _names(b, a))
     if found_a != found_b or len(found_a) < 2:
         return True
     if core_a[:1] != core_b[:1] and not (_copular(a) or _copular(b)):
         return False
-    return not (owns_a and owns_b and owns_a != owns_b)
+    possessors_a, possessors_b = {who for who, _ in owns_a}, {who for who, _ in owns_b}
+    if possessors_a and possessors_b and possessors_a != possessors_b:
+        return False
+    return len(possessors_a) < 2 or owns_a == owns_b
 
 
 def _topic(view: SourceView) -> frozenset:
@@ -429,7 +476,7 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset()) -> boo
     for candidate in other.content | other.entities | topic:
         if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
             continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
-        if stem(candidate) == root or _singular(candidate) == _singular(word):
+        if stem(candidate) == root or _singular(candidate) == _singular(word) or _american(candidate) == _american(word):
             return True
         shorter, longer = sorted((word, candidate), key=len)
         if len(shorter) >= 3 and len(longer) > len(shorter) and (
@@ -458,17 +505,18 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
       words alike: "ten" is 10), units and currencies;
     * ``calendar`` — identical weekdays, months and day parts; ``frequency`` — identical
       frequency words (once, twice, usually, sometimes, ...), "every"/"each" and a plural
-      weekday meaning the same habit;
+      weekday meaning the same habit, "every day" meaning "daily";
     * ``entities`` — identical named entities (capitalised words, case folded);
     * ``negation``, ``modality`` (might/will/can ...), ``tense`` (was/were/had, -ed and
       irregular past forms, used to), ``status`` (no longer, former, old/new, still ...),
       ``comparison`` (before/after, more/less, until/since, only ...), ``direction`` (to/from),
-      ``relation`` (son/daughter, partner, colleague ...) and ``role`` (work/personal/home ...)
-      — the words of each class must be the same on both sides;
+      ``relation`` (son/daughter, partner, colleague ...; one relation's other words are the
+      same: mum/mother, kids/children) and ``role`` (work/personal/home ...) — the words of
+      each class must be the same on both sides;
     * ``participants`` — the same people and names in the same roles (``_same_roles``);
     * ``content`` — every other content word of one side is accounted for on the other: the
-      same word, another inflection or derivation of it (shared stem), or a compound that
-      contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
+      same word, another inflection or derivation of it (shared stem), its British or
+      American spelling, or a compound that contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
       no counterpart.
 
     Two statements with the same words are the equivalence key's to judge first. When their

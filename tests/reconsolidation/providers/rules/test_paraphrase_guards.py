@@ -76,7 +76,18 @@ CASES = [
      "The owner's wife works at Meridian."),
     ("role", ("The owner works at Meridian.", "Meridian is the owner's employer."),
      "The owner's employee works at Meridian."),
+    # one relation, period or word in other words: "mum"/"mother", "every day"/"daily", "colour"/"color"
+    ("relation", ("The owner's mum lives in Porto.", "The owner's mother lives in Porto."),
+     "The owner's dad lives in Porto."),
+    ("relation", ("The owner has two kids.", "The owner has 2 children."), "The owner has 2 grandchildren."),
+    ("frequency", ("The owner walks every day.", "The owner walks daily."), "The owner walks every other day."),
+    ("frequency", ("The owner visits Porto annually.", "The owner visits Porto every year."),
+     "The owner visits Porto monthly."),
+    ("content", ("The owner's favourite colour is green.", "The owner's favorite color is green."),
+     "The owner's favourite flavour is green."),
     ("participants", ("Sam reports to the owner.", "To the owner Sam reports."), "The owner reports to Sam."),
+    ("participants", ("Sam's sister is the owner's friend.", "The owner's friend is Sam's sister."),
+     "The owner's sister is Sam's friend."),
     ("participants", ("Sam is the owner's manager.", "The owner's manager is Sam."), "The owner is Sam's manager."),
 ]
 
