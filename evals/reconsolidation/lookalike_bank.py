@@ -17,8 +17,8 @@ differs changes the claim. Kinds (``KINDS``):
   "falls on" a date, "a member of", "works at" a name), a changed person, time, status
   or thing (added with those readings, ``lookalike-bank@2``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
-  "mum"/"mother"; "every day"/"daily"; British and American spellings), a changed
-  relation, period or word (``lookalike-bank@3``).
+  "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
+  spellings), a changed relation, period or word (``lookalike-bank@3``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -117,6 +117,9 @@ PAIRS = [
     ("variant", "The owner has two kids.", "The owner has two grandchildren."),
     ("variant", "The owner walks every day.", "The owner walks every other day."),
     ("variant", "The owner walks every day.", "The owner walks weekly."),
+    ("variant", "The owner runs twice a week.", "The owner runs 2 km a week."),
+    ("variant", "The owner took a day off.", "The owner takes a day off daily."),
+    ("variant", "The owner once lived in Paris.", "The owner lived in Paris once a year."),
     ("variant", "The owner visits the centre every week.", "The owner visits the center every month."),
     ("variant", "The owner's favourite colour is green.", "The owner's favourite flavour is green."),
     ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),

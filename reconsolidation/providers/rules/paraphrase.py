@@ -79,10 +79,17 @@ _FREQUENCY = frozenset("once twice thrice always usually often sometimes rarely 
                        " monthly yearly annually nightly hourly fortnightly biweekly regularly frequently most other"
                        " alternate next last coming".split())
 _HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on Mondays"
-# "every day" is "daily": a habit marker and a period say the period's frequency word.
+# A rate says its period's frequency word: "every day", "each day", "per day" and, after a
+# quantity, "a day" ("two cups of coffee a day") are "daily". ("a day" with no quantity
+# before it is one day: "took a day off".)
 _PERIODIC = {"day": "daily", "week": "weekly", "month": "monthly", "year": "yearly", "night": "nightly",
              "hour": "hourly"}
 _SAME_FREQUENCY = {"annually": "yearly"}
+_ARTICLES = frozenset(("a", "an"))
+# "twice a week" is "two times a week"; "once" is a count only before a rate ("once a
+# month"), otherwise it may mean "formerly" ("once lived in Paris").
+_REPEATS = {"once": "1", "twice": "2", "thrice": "3"}
+_RATE_MARKERS = _HABIT | _ARTICLES | {"per"}
 # One relation, other words: informal, child's and American forms say the same person.
 _SAME_RELATION = {
     "mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "dad": "father", "daddy": "father",
@@ -282,7 +289,7 @@ def _parse(text: str) -> _Parsed:
                                     ("negation", "modality", "status", "comparison", "direction", "relation", "role")}
     content: set[str] = set()
     past = False
-    periodic = -1  # the period word of "every day", said as "daily"
+    periodic = -1  # the period word of a rate ("every day"), said as "daily"
     for index, (token, capital, _) in enumerate(tokens):
         single = _singular(token)
         number = _number(token)
@@ -299,6 +306,17 @@ def _parse(text: str) -> _Parsed:
         if token in _WORKS and _works_at_name(tokens, index) and not any(w.startswith("employ") for w in words):
             content.add("employer")  # "works at Meridian" is "Meridian is the employer"
             continue
+        if following in _PERIODIC and (token in _HABIT or token == "per" or (token in _ARTICLES and numbers)):
+            frequency.add(_PERIODIC[following])  # a rate: "every day", "per day", "two cups a day"
+            periodic = index + 1
+            continue
+        if index == periodic:
+            continue
+        if token in _REPEATS and (token != "once" or following in _RATE_MARKERS):
+            numbers.append(_REPEATS[token])
+            continue
+        if token in ("time", "times") and index and _number(words[index - 1]) is not None:
+            continue  # "two times": the count is the number
         if number is not None:
             numbers.append(number)
             continue
@@ -315,11 +333,7 @@ def _parse(text: str) -> _Parsed:
         if single in _DAYPARTS or token in _DAYPARTS:
             calendar.add(single)
             continue
-        if token in _HABIT and following in _PERIODIC:
-            frequency.add(_PERIODIC[following])
-            periodic = index + 1
-            continue
-        if token in _HABIT or index == periodic:
+        if token in _HABIT:
             continue  # a habit marker: "every Monday" is "on Mondays"
         if token in _FREQUENCY:
             frequency.add(_SAME_FREQUENCY.get(token, token))
