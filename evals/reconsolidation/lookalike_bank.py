@@ -18,7 +18,8 @@ differs changes the claim. Kinds (``KINDS``):
   or thing (added with those readings, ``lookalike-bank@2``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
-  spellings), a changed relation, period or word (``lookalike-bank@3``).
+  spellings; "can't"/"cannot"; "is called"; "34 years old"; "normally"; "comes from";
+  "works as"), a changed relation, period, tense or word (``lookalike-bank@3``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -122,6 +123,15 @@ PAIRS = [
     ("variant", "The owner once lived in Paris.", "The owner lived in Paris once a year."),
     ("variant", "The owner visits the centre every week.", "The owner visits the center every month."),
     ("variant", "The owner's favourite colour is green.", "The owner's favourite flavour is green."),
+    ("variant", "The owner called Sam.", "The owner is Sam."),
+    ("variant", "The owner's friend called Ana.", "The owner's friend is Ana."),
+    ("variant", "The owner has a cat called Miso.", "The owner has a dog called Miso."),
+    ("variant", "The owner can't swim.", "The owner can swim."),
+    ("variant", "The owner's son is 7.", "The owner's son is 7 months old."),
+    ("variant", "The owner usually takes the train.", "The owner rarely takes the train."),
+    ("variant", "The owner is from Porto.", "The owner came from Porto."),
+    ("variant", "The owner is a teacher.", "The owner worked as a teacher."),
+    ("variant", "The owner jogs every morning.", "The owner jogged every morning."),
     ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),
     ("role", "Sam's mum is the owner's boss.", "The owner's mum is Sam's boss."),
 ]

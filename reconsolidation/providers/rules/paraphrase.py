@@ -77,6 +77,7 @@ _APPROX = frozenset("about around approximately roughly circa".split())
 _DIRECTION = frozenset("from out away off back".split())
 _FREQUENCY = frozenset("once twice thrice always usually often sometimes rarely seldom occasionally never daily weekly"
                        " monthly yearly annually nightly hourly fortnightly biweekly regularly frequently most other"
+                       " normally generally typically ordinarily"
                        " alternate next last coming".split())
 _HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on Mondays"
 # A rate says its period's frequency word: "every day", "each day", "per day" and, after a
@@ -84,7 +85,8 @@ _HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on
 # before it is one day: "took a day off".)
 _PERIODIC = {"day": "daily", "week": "weekly", "month": "monthly", "year": "yearly", "night": "nightly",
              "hour": "hourly"}
-_SAME_FREQUENCY = {"annually": "yearly"}
+_SAME_FREQUENCY = {"annually": "yearly", "normally": "usually", "generally": "usually", "typically": "usually",
+                   "ordinarily": "usually", "frequently": "often"}
 _ARTICLES = frozenset(("a", "an"))
 # "twice a week" is "two times a week"; "once" is a count only before a rate ("once a
 # month"), otherwise it may mean "formerly" ("once lived in Paris").
@@ -132,6 +134,8 @@ _DATE_WINDOW = 3  # "falls on [the] 3rd [of] June": a date within this many word
 # And one that names an employer: "works at Meridian" ("for" is left alone: "works for Sam"
 # and "is Sam's employer" are converses).
 _WORKS = frozenset(("work", "works"))
+_COMES = frozenset(("come", "comes"))
+_NAMING = frozenset(("called", "named"))
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,9 @@ class _Piece:
     last: bool  # the last piece of its word
 
 
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}  # the modal of "can't", "won't", "shan't"
+
+
 def _pieces(folded: str) -> list[_Piece]:
     """The tokens of already folded text; possessive 's and n't split off, hyphenated compounds
     split into their parts ("office-day" is "office day"): each is classified."""
@@ -189,7 +196,9 @@ def _pieces(folded: str) -> list[_Piece]:
         pieces = [raw]
         low = raw.casefold()
         if low.endswith("n't") and len(low) > 3:
-            pieces = [raw[:-3], "n't"]
+            pieces = [_CONTRACTED.get(low[:-3], raw[:-3]), "n't"]  # "can't" is "can" "not"
+        elif low == "cannot":
+            pieces = [raw[:3], "not"]
         elif low.endswith("'s") and len(low) > 2:
             pieces = [raw[:-2], "'s"]
         elif low.endswith("'") and len(low) > 1:
@@ -220,13 +229,20 @@ def _number(token: str) -> Optional[str]:
     return _NUMBER_WORDS.get(token)
 
 
+_DOUBLING = frozenset(("ing", "ings", "ed", "er", "ers"))
+_NOT_DOUBLED = frozenset("aeioulsfz")  # "falling", "kissed", "buzzing" keep both letters
+
+
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem: the shared part of a word's inflections and derivations."""
     for suffix in ("ically", "ors", "or", "ations", "ation", "ingly", "ities", "ness", "ment", "ings", "ally", "ical", "ies",
                    "ing", "ity", "ied", "ers", "ous", "ive", "ic", "ed", "er", "es", "ly", "al", "y", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: len(word) - len(suffix)]
+            root = word[: len(word) - len(suffix)]
+            if suffix in _DOUBLING and len(root) >= 4 and root[-1] == root[-2] and root[-1] not in _NOT_DOUBLED:
+                root = root[:-1]  # "jogging", "stopped": the consonant doubled before the ending
+            return root
     return word
 
 
@@ -290,6 +306,7 @@ def _parse(text: str) -> _Parsed:
     content: set[str] = set()
     past = False
     periodic = -1  # the period word of a rate ("every day"), said as "daily"
+    aged = -1  # the "old" of "34 years old"
     for index, (token, capital, _) in enumerate(tokens):
         single = _singular(token)
         number = _number(token)
@@ -305,6 +322,15 @@ def _parse(text: str) -> _Parsed:
             continue
         if token in _WORKS and _works_at_name(tokens, index) and not any(w.startswith("employ") for w in words):
             content.add("employer")  # "works at Meridian" is "Meridian is the employer"
+            continue
+        if (token in _WORKS and following == "as") or (token in _COMES and following == "from"):
+            continue  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
+        if token in _NAMING and _naming(tokens, index):
+            continue  # "a cat called Miso", "is named Miso": a name, not a past act
+        if _UNITS.get(token) == "year" and following == "old" and index and _number(words[index - 1]) is not None:
+            aged = index + 1
+            continue  # "34 years old" is the age 34
+        if index == aged:
             continue
         if following in _PERIODIC and (token in _HABIT or token == "per" or (token in _ARTICLES and numbers)):
             frequency.add(_PERIODIC[following])  # a rate: "every day", "per day", "two cups a day"
@@ -390,6 +416,21 @@ def _works_at_name(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
     if index + 2 >= len(tokens) or tokens[index + 1][0] != "at" or not tokens[index + 2][1]:
         return False
     return not (index + 3 < len(tokens) and tokens[index + 3][0] == "'s")
+
+
+def _naming(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
+    """Whether "called"/"named" at ``index`` gives a name: a capitalised word follows, and a
+    copula, a thing or a person just introduced comes before ("is called Miso", "a cat
+    named Miso", "a daughter named Eva") — not a person already known, who would be the
+    one calling ("the owner called Sam", "her friend called Ana")."""
+    if index == 0 or index + 1 >= len(tokens) or not tokens[index + 1][1]:
+        return False
+    before, capital, _ = tokens[index - 1]
+    if before in ("is", "are", "am"):
+        return True
+    if _relation(before) in _RELATION:
+        return index >= 2 and tokens[index - 2][0] in _ARTICLES
+    return not (capital or before in _FUNCTION or before in _LIGHT or before == "owner")
 
 
 def _count(values: list[str]) -> list[tuple[str, int]]:
