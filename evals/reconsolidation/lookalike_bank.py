@@ -18,8 +18,9 @@ differs changes the claim. Kinds (``KINDS``):
   or thing (added with those readings, ``lookalike-bank@2``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
-  spellings; "can't"/"cannot"; "is called"; "34 years old"; "normally"; "comes from";
-  "works as"), a changed relation, period, tense or word (``lookalike-bank@3``).
+  spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
+  "comes from"; "works as"; "intolerant"/"intolerance"; "goes to"/"attends"), a changed
+  relation, period, tense, number of people or word (``lookalike-bank@3``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -132,6 +133,10 @@ PAIRS = [
     ("variant", "The owner is from Porto.", "The owner came from Porto."),
     ("variant", "The owner is a teacher.", "The owner worked as a teacher."),
     ("variant", "The owner jogs every morning.", "The owner jogged every morning."),
+    ("variant", "The owner's son's name is Sam.", "The owner's name is Sam."),
+    ("variant", "The owner's sisters live in Ghent.", "The owner's sister lives in Ghent."),
+    ("variant", "The owner is lactose intolerant.", "The owner is gluten intolerant."),
+    ("variant", "The owner's daughter attends the Montessori school.", "The owner's daughter leaves the Montessori school."),
     ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),
     ("role", "Sam's mum is the owner's boss.", "The owner's mum is Sam's boss."),
 ]

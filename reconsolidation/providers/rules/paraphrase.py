@@ -230,12 +230,19 @@ def _number(token: str) -> Optional[str]:
 
 
 _DOUBLING = frozenset(("ing", "ings", "ed", "er", "ers"))
+# Adjective and noun of one quality: "intolerant"/"intolerance", "resident"/"residence" (a
+# longer root, so "parent" and "talent" keep their endings).
+_QUALITY_ENDINGS = ("ance", "ancy", "ence", "ency", "ant", "ent")
+_QUALITY_ROOT = 5
 _NOT_DOUBLED = frozenset("aeioulsfz")  # "falling", "kissed", "buzzing" keep both letters
 
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem: the shared part of a word's inflections and derivations."""
+    for suffix in _QUALITY_ENDINGS:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _QUALITY_ROOT:
+            return word[: len(word) - len(suffix)]
     for suffix in ("ically", "ors", "or", "ations", "ation", "ingly", "ities", "ness", "ment", "ings", "ally", "ical", "ies",
                    "ing", "ity", "ied", "ers", "ous", "ive", "ic", "ed", "er", "es", "ly", "al", "y", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -327,6 +334,8 @@ def _parse(text: str) -> _Parsed:
             continue  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
         if token in _NAMING and _naming(tokens, index):
             continue  # "a cat called Miso", "is named Miso": a name, not a past act
+        if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
+            continue  # "the cat's name is Miso" is "the cat is called Miso"
         if _UNITS.get(token) == "year" and following == "old" and index and _number(words[index - 1]) is not None:
             aged = index + 1
             continue  # "34 years old" is the age 34
@@ -383,7 +392,8 @@ def _parse(text: str) -> _Parsed:
             classes["direction"].add(token)
             continue
         if single in _RELATION or token in _RELATION:
-            classes["relation"].add(_relation(token))
+            plural = token not in _RELATION  # "sisters" are more people than "sister"
+            classes["relation"].add(_relation(token) + ("+" if plural else ""))
             continue
         if stem(token) in _ROLE_STEMS:
             classes["role"].add(stem(token))
@@ -463,8 +473,8 @@ _PREPOSITIONS = frozenset("in on at for with to from of by about into onto near 
 def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[str, ...], frozenset]:
     """Who takes part (names, the owner, relation words); the core ones — not after a
     preposition, in order of first mention; and what each possessor owns, as (possessor, the
-    word it owns) pairs (``X's Y``, ``Y of [the] X``; not a birth noun: "the mother's
-    birthday" is when the mother was born)."""
+    word it owns) pairs (``X's Y``, ``Y of [the] X``; not a birth noun or a name: "the
+    mother's birthday" is when the mother was born, "the partner's name" what she is called)."""
     found: set[str] = set()
     core: list[str] = []
     possessions: set[tuple[str, str]] = set()
@@ -481,9 +491,12 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
         owned = words[index + 2] if index + 2 < len(words) and words[index + 1] == "'s" else ""
         if before == "of" and at >= 1:
             owned = words[at - 1]
-        if owned and not owned.startswith("birth"):
+        if owned and not owned.startswith(_OWN_NOUNS):
             possessions.add((key, stem(_relation(owned))))
     return frozenset(found), tuple(core), frozenset(possessions)
+
+
+_OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of something X has
 
 
 def _copular(parsed: _Parsed) -> bool:
@@ -633,7 +646,8 @@ _NOUN_MARKERS = _DETERMINERS | frozenset(("'s", "this", "that", "these", "those"
 
 def _spans(pieces: list[_Piece], other: set[str]) -> list[tuple[int, int, tuple[str, ...], frozenset, bool]]:
     """Whole-word phrases of up to ``_SPAN_MAX`` tokens that WordNet knows (or a periphrase),
-    with a word the other side lacks, a content word, and nothing guarded: no number, name,
+    with a word the other side lacks, a content word (or a phrasal verb of light words: "goes
+    to" is "attends"), and nothing guarded: no number, name,
     date, negation, modal, status, frequency or relation word (those are never substituted).
     Each with the parts of speech it may be read as (after a determiner, no verb) and whether
     it is a periphrase."""
@@ -649,9 +663,11 @@ def _spans(pieces: list[_Piece], other: set[str]) -> list[tuple[int, int, tuple[
                 continue
             if not periphrase and any(w in _UNSUBSTITUTABLE or _number(w) is not None for w in words):
                 continue
-            if all(w in other or stem(w) in other_stems for w in words) or all(
-                    w in _FUNCTION or w in _LIGHT for w in words):
+            if all(w in other or stem(w) in other_stems for w in words):
                 continue
+            if all(w in _FUNCTION or w in _LIGHT for w in words) and not (
+                    len(words) > 1 and any(w in _LIGHT for w in words)):
+                continue  # function words alone say nothing; a phrasal verb does ("goes to": attends)
             if wordnet.lemmas(key):
                 nominal = start and pieces[start - 1].token in _NOUN_MARKERS
                 found.append((start, end, key, wordnet.NOMINAL if nominal else frozenset(wordnet.POS), periphrase))
