@@ -42,8 +42,9 @@ REASON = {
         "the same words said again in a later message (only the time it was said differs): same subject,"
         " attribution, scope, polarity, type, sensitivity, authority and expiry. Proposed only: it waits for you"),
     "paraphrase_word_forms": (
-        "the same claim in other word forms (every differing word is another form of a word on the other side,"
-        " or its topic): same attribution, scope, polarity, type, sensitivity and authority; identical numbers,"
+        "the same claim in other word forms (every differing word is another form of a word on the other side —"
+        " an inflection, a spelling, an everyday form such as \"mum\" for \"mother\" or \"daily\" for \"every day\""
+        " — or its topic): same attribution, scope, polarity, type, sensitivity and authority; identical numbers,"
         " dates, times, days, frequencies and names; no difference in negation, modality, tense, status,"
         " comparison, direction or relation and role words. Proposed only: it waits for you"),
     "paraphrase_synonyms": (

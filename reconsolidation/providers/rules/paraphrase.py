@@ -620,8 +620,9 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
     if not _same_roles(pa, pb):
         return Verdict("participants")
     only_a, only_b = pa.content - pb.content, pb.content - pa.content
-    if not only_a and not only_b:
-        return Verdict("", MATCH_REORDERED)
+    if not only_a and not only_b:  # reordered only if the words said are the same ones, not "mum"/"mother"
+        same_words = set(pa.words) - _FUNCTION == set(pb.words) - _FUNCTION
+        return Verdict("", MATCH_REORDERED if same_words else MATCH_WORD_FORMS)
     if all(_accounted(word, pb, _topic(b)) for word in only_a) and all(_accounted(word, pa, _topic(a))
                                                                         for word in only_b):
         return Verdict("", MATCH_WORD_FORMS)
