@@ -398,8 +398,8 @@ def _parse(text: str) -> _Parsed:
         if stem(token) in _ROLE_STEMS:
             classes["role"].add(stem(token))
             continue
-        if _is_past(token):
-            past = True
+        if _is_past(token) and not (token.endswith("ed") and index and words[index - 1] in _ATTRIBUTIVE):
+            past = True  # not a participle before its noun: "the owner's preferred airline"
         if capital and token not in _FUNCTION:  # a sentence-initial capital is settled in _entities
             entities.add(token)
             continue
@@ -496,7 +496,9 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
     return frozenset(found), tuple(core), frozenset(possessions)
 
 
-_OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of something X has
+_OWN_NOUNS = ("birth", "name")
+# After these an -ed word is an adjective before its noun, not a past tense.
+_ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())  # what "X's ..." says of X itself, not of something X has
 
 
 def _copular(parsed: _Parsed) -> bool:
@@ -546,7 +548,7 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset()) -> boo
             continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
         if stem(candidate) == root or _singular(candidate) == _singular(word) or _american(candidate) == _american(word):
             return True
-        shorter, longer = sorted((word, candidate), key=len)
+        shorter, longer = sorted((_american(word), _american(candidate)), key=len)  # "colour" in "colorblind"
         if len(shorter) >= 3 and len(longer) > len(shorter) and (
                 longer.startswith(shorter) or longer.endswith(shorter)) and "-" not in longer[len(shorter):][:1]:
             if len(shorter) >= 5 or len(longer) - len(shorter) >= 3:
