@@ -13,6 +13,9 @@ differs changes the claim. Kinds (``KINDS``):
 * ``role`` — a changed role or relation (employer/employee, teacher/student, who reports
   to whom — the same words in another order);
 * ``polysemy`` — two words that share only a rarer sense (want/need share "require");
+* ``affix`` — a word inside a longer, unrelated word (car/carpet, pen/penguin,
+  account/accountant): the guards once accounted for any word a longer one began or ended
+  with (``lookalike-bank@3``);
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name), a changed person, time, status
   or thing (added with those readings, ``lookalike-bank@2``);
@@ -42,7 +45,7 @@ from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
 VERSION = "lookalike-bank@3"
-KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "construction", "variant")
+KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "construction", "variant")
 
 # (kind, a, b) — each pair must never merge.
 PAIRS = [
@@ -100,6 +103,14 @@ PAIRS = [
     ("polysemy", "The owner's sister is a nurse.", "The owner's sister is a nanny."),
     ("polysemy", "The owner sees a therapist.", "The owner dates a therapist."),
     ("polysemy", "The owner keeps bees.", "The owner sells bees."),
+    ("affix", "The owner's car is red.", "The owner's carpet is red."),
+    ("affix", "The owner has a pen.", "The owner has a penguin."),
+    ("affix", "The owner has an account.", "The owner has an accountant."),
+    ("affix", "The owner likes the band.", "The owner likes the bandage."),
+    ("affix", "The owner keeps a cat.", "The owner keeps a catalogue."),
+    ("affix", "The owner has a dog.", "The owner has a dogsled."),
+    ("affix", "The owner's book is oak.", "The owner's bookcase is oak."),
+    ("affix", "The owner has a play.", "The owner has playtime."),
     ("construction", "The owner's daughter was born on 3 May.", "The owner's birthday is on 3 May."),
     ("construction", "The owner was born in Lisbon.", "The owner lived in Lisbon."),
     ("construction", "Sam's birthday is on 2 May.", "Sam's son was born on 2 May."),

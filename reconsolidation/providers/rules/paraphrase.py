@@ -230,19 +230,12 @@ def _number(token: str) -> Optional[str]:
 
 
 _DOUBLING = frozenset(("ing", "ings", "ed", "er", "ers"))
-# Adjective and noun of one quality: "intolerant"/"intolerance", "resident"/"residence" (a
-# longer root, so "parent" and "talent" keep their endings).
-_QUALITY_ENDINGS = ("ance", "ancy", "ence", "ency", "ant", "ent")
-_QUALITY_ROOT = 5
 _NOT_DOUBLED = frozenset("aeioulsfz")  # "falling", "kissed", "buzzing" keep both letters
 
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem: the shared part of a word's inflections and derivations."""
-    for suffix in _QUALITY_ENDINGS:
-        if word.endswith(suffix) and len(word) - len(suffix) >= _QUALITY_ROOT:
-            return word[: len(word) - len(suffix)]
     for suffix in ("ically", "ors", "or", "ations", "ation", "ingly", "ities", "ness", "ment", "ings", "ally", "ical", "ies",
                    "ing", "ity", "ied", "ers", "ous", "ive", "ic", "ed", "er", "es", "ly", "al", "y", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -538,26 +531,62 @@ def _topic(view: SourceView) -> frozenset:
     return frozenset(w for w in words if w and w not in _FUNCTION)
 
 
-def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset()) -> bool:
-    """A differing content word is another form of, or a compound containing, a word of ``other``
-    (or is contained in one of its compounds), or a word of the other side's topic (``_topic``)
-    — never its antonym (WordNet), however alike the two look."""
+def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: frozenset = frozenset()) -> bool:
+    """A differing content word is another form of a word of ``other`` (an inflection or
+    derivation, a spelling, a quality's adjective), a compound of words said on either side
+    (``said``: "colorblind" for "color blind"), or a word of the other side's topic
+    (``_topic``) — never its antonym (WordNet), however alike the two look. A word is not
+    accounted for by a longer word that merely starts or ends with it: "car" is not
+    "carpet", "account" not "accountant"."""
     root = stem(word)
     for candidate in other.content | other.entities | topic:
         if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
             continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
         if stem(candidate) == root or _singular(candidate) == _singular(word) or _american(candidate) == _american(word):
             return True
-        shorter, longer = sorted((_american(word), _american(candidate)), key=len)  # "colour" in "colorblind"
-        if len(shorter) >= 3 and len(longer) > len(shorter) and (
-                longer.startswith(shorter) or longer.endswith(shorter)) and "-" not in longer[len(shorter):][:1]:
-            if len(shorter) >= 5 or len(longer) - len(shorter) >= 3:
-                return True
+        if _quality(word) == candidate or _quality(candidate) == word:
+            return True
+        if _compound_of(word, candidate, said) or _compound_of(candidate, word, said):
+            return True
+        if "birth" in (word, candidate) and word.startswith("birth") and candidate.startswith("birth"):
+            return True  # "was born" (birth) is what "birthday", "birthplace", "birthdate" say
         other_root = stem(candidate)
         short_root, long_root = sorted((root, other_root), key=len)
-        if len(short_root) >= 5 and long_root.startswith(short_root):  # meditates / meditation
-            return True
+        if len(short_root) >= 5 and long_root.startswith(short_root) and len(long_root) - len(short_root) <= 2:
+            return True  # meditates / meditation: stems "meditat" and "medit"
     return False
+
+
+# In a statement that gives a time or date, a compound of a word and one of these says when
+# it happens: "bedtime is 23:00" is "goes to bed at 23:00"; "payday is the 25th".
+_WHEN_HEADS = frozenset(("time", "day"))
+
+
+def _compound_of(longer: str, part: str, said: frozenset) -> bool:
+    """Whether ``longer`` is ``part`` joined to another word said ("colorblind" for "color
+    blind"; ``_check`` counts ``_WHEN_HEADS`` as said when the statements give a time)."""
+    longer, part = _american(longer), _american(part)
+    if len(longer) <= len(part) or len(part) < 3:
+        return False
+    if longer.startswith(part):
+        return longer[len(part):] in said
+    return longer.endswith(part) and longer[: -len(part)] in said
+
+
+_QUALITY_NOUNS = (("ance", "ant"), ("ancy", "ant"), ("ence", "ent"), ("ency", "ent"))
+
+
+@functools.lru_cache(maxsize=16384)
+def _quality(noun: str) -> str:
+    """The adjective a quality noun names ("intolerance" -> "intolerant", "fluency" ->
+    "fluent"), when WordNet knows that word only as an adjective; '' otherwise. Only then:
+    "assistance" is not an "assistant", nor "attendance" an "attendant" (nouns too)."""
+    for ending, adjective in _QUALITY_NOUNS:
+        if noun.endswith(ending):
+            word = noun[: -len(ending)] + adjective
+            senses = wordnet.tables().senses
+            return word if (word, "a") in senses and (word, "n") not in senses else ""
+    return ""
 
 
 def _subject(view: SourceView) -> str:
@@ -625,8 +654,10 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
     if not only_a and not only_b:  # reordered only if the words said are the same ones, not "mum"/"mother"
         same_words = set(pa.words) - _FUNCTION == set(pb.words) - _FUNCTION
         return Verdict("", MATCH_REORDERED if same_words else MATCH_WORD_FORMS)
-    if all(_accounted(word, pb, _topic(b)) for word in only_a) and all(_accounted(word, pa, _topic(a))
-                                                                        for word in only_b):
+    said = frozenset(_american(word) for word in pa.words + pb.words) | (
+        _WHEN_HEADS if pa.numbers or pa.calendar else frozenset())
+    if all(_accounted(word, pb, _topic(b), said) for word in only_a) and all(_accounted(word, pa, _topic(a), said)
+                                                                                for word in only_b):
         return Verdict("", MATCH_WORD_FORMS)
     return Verdict("content")
 

@@ -112,6 +112,11 @@ CASES = [
     ("content", ("The owner is colour-blind.", "The owner is colorblind."), "The owner is snow-blind."),
     ("tense", ("The owner's preferred airline is KLM.", "KLM is the owner's preferred airline."),
      "The owner preferred the airline KLM."),
+    # a word inside a longer word is not that word ("car" in "carpet"); a compound of words said is
+    ("content", ("The owner's car is red.", "The owner has a red car."), "The owner's carpet is red."),
+    ("content", ("The owner has an account.", "An account is what the owner has."), "The owner has an accountant."),
+    ("content", ("The owner's bedtime is around 23:00.", "The owner goes to bed around 23:00."),
+     "The owner's bedroom is around 23:00."),
     ("participants", ("Sam reports to the owner.", "To the owner Sam reports."), "The owner reports to Sam."),
     ("participants", ("Sam's sister is the owner's friend.", "The owner's friend is Sam's sister."),
      "The owner's sister is Sam's friend."),
