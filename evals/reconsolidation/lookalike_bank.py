@@ -149,6 +149,8 @@ PAIRS = [
     ("variant", "The owner is lactose intolerant.", "The owner is gluten intolerant."),
     ("variant", "The owner's daughter attends the Montessori school.", "The owner's daughter leaves the Montessori school."),
     ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),
+    ("role", "The owner works with Sam.", "The owner works for Sam."),
+    ("role", "The owner plays tennis with Ana.", "The owner plays tennis against Ana."),
     ("role", "Sam's mum is the owner's boss.", "The owner's mum is Sam's boss."),
 ]
 

@@ -463,12 +463,14 @@ _PREPOSITIONS = frozenset("in on at for with to from of by about into onto near 
                           " between among through across around against without within like than via per".split())
 
 
-def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[str, ...], frozenset]:
+def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[str, ...], frozenset, dict]:
     """Who takes part (names, the owner, relation words); the core ones — not after a
     preposition, in order of first mention; and what each possessor owns, as (possessor, the
     word it owns) pairs (``X's Y``, ``Y of [the] X``; not a birth noun or a name: "the
-    mother's birthday" is when the mother was born, "the partner's name" what she is called)."""
+    mother's birthday" is when the mother was born, "the partner's name" what she is called);
+    and the preposition before each participant that has one ("with Sam")."""
     found: set[str] = set()
+    prepositions: dict[str, str] = {}
     core: list[str] = []
     possessions: set[tuple[str, str]] = set()
     words = parsed.words
@@ -481,12 +483,14 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
         before = words[at] if at >= 0 else ""
         if before not in _PREPOSITIONS and key not in core:
             core.append(key)
+        elif before in _PREPOSITIONS:
+            prepositions.setdefault(key, before)
         owned = words[index + 2] if index + 2 < len(words) and words[index + 1] == "'s" else ""
         if before == "of" and at >= 1:
             owned = words[at - 1]
         if owned and not owned.startswith(_OWN_NOUNS):
             possessions.add((key, stem(_relation(owned))))
-    return frozenset(found), tuple(core), frozenset(possessions)
+    return frozenset(found), tuple(core), frozenset(possessions), prepositions
 
 
 _OWN_NOUNS = ("birth", "name")
@@ -508,11 +512,15 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
     roles by possession instead, so order is free ("Triodos is the owner's bank"). When both
     sides name possessors they must be the same ones ("Sam is the owner's manager" is not
     "the owner is Sam's manager"), and when they name several, each must own the same thing
-    ("Sam's sister is the owner's friend" is not "the owner's sister is Sam's friend")."""
-    found_a, core_a, owns_a = _participants(a, _names(a, b))
-    found_b, core_b, owns_b = _participants(b, _names(b, a))
+    ("Sam's sister is the owner's friend" is not "the owner's sister is Sam's friend"). A
+    participant both sides put after a preposition must be after the same one ("works with
+    Sam" is not "works for Sam")."""
+    found_a, core_a, owns_a, before_a = _participants(a, _names(a, b))
+    found_b, core_b, owns_b, before_b = _participants(b, _names(b, a))
     if found_a != found_b or len(found_a) < 2:
         return True
+    if any(before_a[key] != before_b[key] for key in before_a.keys() & before_b.keys()):
+        return False
     if core_a[:1] != core_b[:1] and not (_copular(a) or _copular(b)):
         return False
     possessors_a, possessors_b = {who for who, _ in owns_a}, {who for who, _ in owns_b}
@@ -662,10 +670,11 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
     return Verdict("content")
 
 
-# Guards a synonym substitution may settle: a differing content word, or a particle or modal
-# that belongs to a phrase ("looks after", "would like"). Numbers, names, dates, negation and
-# the rest are never settled by a word's meaning.
-_SYNONYM_RETRY = frozenset(("content", "comparison", "direction", "modality"))
+# Guards a synonym substitution may settle: a differing content word, or a particle, modal or
+# preposition that belongs to a phrase ("looks after", "would like", "a member of"). Numbers,
+# names, dates, negation and the rest are never settled by a word's meaning (and every guard
+# is checked again on the substituted statements).
+_SYNONYM_RETRY = frozenset(("content", "comparison", "direction", "modality", "participants"))
 _SPAN_MAX = 3  # words in one substituted phrase ("takes care of" is two plus a function word)
 _SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, not a paraphrase
 # English periphrases one verb says; the modal here is politeness, not uncertainty.

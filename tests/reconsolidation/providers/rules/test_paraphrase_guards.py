@@ -118,6 +118,7 @@ CASES = [
     ("content", ("The owner's bedtime is around 23:00.", "The owner goes to bed around 23:00."),
      "The owner's bedroom is around 23:00."),
     ("participants", ("Sam reports to the owner.", "To the owner Sam reports."), "The owner reports to Sam."),
+    ("participants", ("The owner works with Sam.", "With Sam the owner works."), "The owner works for Sam."),
     ("participants", ("Sam's sister is the owner's friend.", "The owner's friend is Sam's sister."),
      "The owner's sister is Sam's friend."),
     ("participants", ("Sam is the owner's manager.", "The owner's manager is Sam."), "The owner is Sam's manager."),
