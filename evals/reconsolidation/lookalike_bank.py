@@ -16,6 +16,9 @@ differs changes the claim. Kinds (``KINDS``):
 * ``affix`` — a word inside a longer, unrelated word (car/carpet, pen/penguin,
   account/accountant): the guards once accounted for any word a longer one began or ended
   with (``lookalike-bank@3``);
+* ``light_verb`` — two different light verbs with one object ("makes bread" / "has
+  bread", "goes to Paris" / "has Paris"): the guards once ignored light verbs altogether
+  (``lookalike-bank@3``);
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name), a changed person, time, status
   or thing (added with those readings, ``lookalike-bank@2``);
@@ -45,7 +48,7 @@ from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
 VERSION = "lookalike-bank@3"
-KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "construction", "variant")
+KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "construction", "variant")
 
 # (kind, a, b) — each pair must never merge.
 PAIRS = [
@@ -111,6 +114,13 @@ PAIRS = [
     ("affix", "The owner has a dog.", "The owner has a dogsled."),
     ("affix", "The owner's book is oak.", "The owner's bookcase is oak."),
     ("affix", "The owner has a play.", "The owner has playtime."),
+    ("light_verb", "The owner makes bread.", "The owner has bread."),
+    ("light_verb", "The owner goes to Paris.", "The owner has Paris."),
+    ("light_verb", "The owner takes vitamin D.", "The owner makes vitamin D."),
+    ("light_verb", "The owner keeps a diary.", "The owner takes a diary."),
+    ("light_verb", "The owner gets headaches.", "The owner makes headaches."),
+    ("light_verb", "The owner puts sugar in coffee.", "The owner takes sugar in coffee."),
+    ("light_verb", "The owner does the dishes on Sundays.", "The owner makes the dishes on Sundays."),
     ("construction", "The owner's daughter was born on 3 May.", "The owner's birthday is on 3 May."),
     ("construction", "The owner was born in Lisbon.", "The owner lived in Lisbon."),
     ("construction", "Sam's birthday is on 2 May.", "Sam's son was born on 2 May."),

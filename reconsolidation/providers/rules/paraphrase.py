@@ -54,8 +54,17 @@ a an the this that these those some any its it it's their theirs his her hers ou
 they them he she we you i me us one is are am be been being 's and or of in on at for with as to
 there here who which whose whom what whenever when where how also just
 """.split())
-_LIGHT = frozenset("have has having use uses used using take takes taking get gets getting do does doing make makes"
-                   " making keep keeps keeping go goes going put puts putting".split())
+# A light verb needs no counterpart where the other statement has none ("has a peanut
+# allergy" / "is allergic to peanuts", "goes swimming" / "swims"), but two different ones
+# say different things ("makes bread" is not "has bread", "goes to Paris" not "has Paris");
+# have, take, get and use are one ("takes piano lessons" / "has piano lessons", "uses oat
+# milk" / "takes oat milk").
+_LIGHT_SENSE = {form: sense for sense, forms in {
+    "have": "have has having take takes taking get gets getting use uses used using",
+    "do": "do does doing", "make": "make makes making", "keep": "keep keeps keeping", "go": "go goes going",
+    "put": "put puts putting",
+}.items() for form in forms.split()}
+_LIGHT = frozenset(_LIGHT_SENSE)
 _NEGATION = frozenset("not no never n't none nobody nothing neither nor cannot without don't doesn't didn't isn't"
                       " aren't wasn't weren't won't can't hasn't haven't".split())
 _MODAL = frozenset("might may could would will shall should must can ought 'll 'd going maybe perhaps probably"
@@ -164,6 +173,7 @@ class _Parsed:
     classes: MappingProxyType  # read-only: parses are cached and shared
     past: bool
     content: frozenset  # content words left for alignment
+    light: frozenset = frozenset()  # the light verbs' senses (``_LIGHT_SENSE``)
 
 
 def _fold(text: str) -> str:
@@ -305,6 +315,7 @@ def _parse(text: str) -> _Parsed:
                                     ("negation", "modality", "status", "comparison", "direction", "relation", "role")}
     content: set[str] = set()
     past = False
+    light: set[str] = set()
     periodic = -1  # the period word of a rate ("every day"), said as "daily"
     aged = -1  # the "old" of "34 years old"
     for index, (token, capital, _) in enumerate(tokens):
@@ -396,12 +407,16 @@ def _parse(text: str) -> _Parsed:
         if capital and token not in _FUNCTION:  # a sentence-initial capital is settled in _entities
             entities.add(token)
             continue
-        if token in _FUNCTION or token in _LIGHT:
+        if token in _LIGHT:
+            light.add(_LIGHT_SENSE[token])
+            continue
+        if token in _FUNCTION:
             continue
         content.add(token)
     return _Parsed(words=words, numbers=frozenset(_count(numbers)), units=frozenset(units),
                    calendar=frozenset(calendar), frequency=frozenset(frequency), entities=frozenset(entities),
-                   classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past, content=frozenset(content))
+                   classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past, content=frozenset(content),
+                   light=frozenset(light))
 
 
 def _dated(words: Sequence[str], index: int) -> bool:
@@ -658,6 +673,8 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
             return Verdict(name)
     if not _same_roles(pa, pb):
         return Verdict("participants")
+    if pa.light and pb.light and pa.light != pb.light:
+        return Verdict("content")
     only_a, only_b = pa.content - pb.content, pb.content - pa.content
     if not only_a and not only_b:  # reordered only if the words said are the same ones, not "mum"/"mother"
         same_words = set(pa.words) - _FUNCTION == set(pb.words) - _FUNCTION

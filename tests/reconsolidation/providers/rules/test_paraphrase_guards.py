@@ -117,6 +117,10 @@ CASES = [
     ("content", ("The owner has an account.", "An account is what the owner has."), "The owner has an accountant."),
     ("content", ("The owner's bedtime is around 23:00.", "The owner goes to bed around 23:00."),
      "The owner's bedroom is around 23:00."),
+    # light verbs: none against one is free, two different ones are not ("takes"/"has" are one)
+    ("content", ("The owner takes piano lessons.", "The owner has piano lessons."), "The owner makes piano lessons."),
+    ("content", ("The owner goes swimming on Fridays.", "The owner swims on Fridays."),
+     "The owner does swimming on Fridays."),
     ("participants", ("Sam reports to the owner.", "To the owner Sam reports."), "The owner reports to Sam."),
     ("participants", ("The owner works with Sam.", "With Sam the owner works."), "The owner works for Sam."),
     ("participants", ("Sam's sister is the owner's friend.", "The owner's friend is Sam's sister."),
