@@ -37,7 +37,8 @@ REASON = {
     "paraphrase_reordered": (
         "the same words in another order: same attribution, scope, polarity, type, sensitivity and authority;"
         " identical numbers, dates, times, days, frequencies and names; no difference in negation, modality,"
-        " tense, status, comparison, direction or relation and role words. Proposed only: it waits for you"),
+        " tense, status, comparison, direction, relation, role or reference words (here/there, he/she, or);"
+        " the same order around \"than\", \"but\" and \"over\". Proposed only: it waits for you"),
     "paraphrase_restated": (
         "the same words said again in a later message (only the time it was said differs): same subject,"
         " attribution, scope, polarity, type, sensitivity, authority and expiry. Proposed only: it waits for you"),
@@ -46,13 +47,15 @@ REASON = {
         " an inflection, a spelling, an everyday form such as \"mum\" for \"mother\" or \"daily\" for \"every day\""
         " — or its topic): same attribution, scope, polarity, type, sensitivity and authority; identical numbers,"
         " dates, times, days, frequencies and names; no difference in negation, modality, tense, status,"
-        " comparison, direction or relation and role words. Proposed only: it waits for you"),
+        " comparison, direction, relation, role or reference words (here/there, he/she, or);"
+        " the same order around \"than\", \"but\" and \"over\". Proposed only: it waits for you"),
     "paraphrase_synonyms": (
         "the same claim with other words that WordNet lists as synonyms in their most frequent sense (each"
         " substitution is named); never antonyms, a kind of the other, a part of it or a sibling: same attribution,"
         " scope, polarity, type, sensitivity and authority; identical numbers, dates, times, days, frequencies and"
         " names; the same people in the same roles; no difference in negation, modality, tense, status,"
-        " comparison, direction or relation and role words. Proposed only: it waits for you"),
+        " comparison, direction, relation, role or reference words (here/there, he/she, or);"
+        " the same order around \"than\", \"but\" and \"over\". Proposed only: it waits for you"),
     "polarity_difference": "one affirms what another denies about the same subject",
     "value_difference": "they give different values for the same subject",
     "extractive_summary": "related memories about one subject, quoted word for word",

@@ -19,6 +19,11 @@ differs changes the claim. Kinds (``KINDS``):
 * ``light_verb`` — two different light verbs with one object ("makes bread" / "has
   bread", "goes to Paris" / "has Paris"): the guards once ignored light verbs altogether
   (``lookalike-bank@3``);
+* ``reference`` — a function word that changes what is said ("here"/"there", "him"/"her",
+  "who"/"where", "and"/"or"), which the guards once skipped (``lookalike-bank@3``);
+* ``order`` — the same words on the other side of "than", "but", "over" or "from ... to"
+  ("taller than Ana" / "Ana is taller than"): the guards once compared words as sets
+  (``lookalike-bank@3``);
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name), a changed person, time, status
   or thing (added with those readings, ``lookalike-bank@2``);
@@ -48,7 +53,8 @@ from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
 VERSION = "lookalike-bank@3"
-KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "construction", "variant")
+KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
+         "order", "construction", "variant")
 
 # (kind, a, b) — each pair must never merge.
 PAIRS = [
@@ -121,6 +127,17 @@ PAIRS = [
     ("light_verb", "The owner gets headaches.", "The owner makes headaches."),
     ("light_verb", "The owner puts sugar in coffee.", "The owner takes sugar in coffee."),
     ("light_verb", "The owner does the dishes on Sundays.", "The owner makes the dishes on Sundays."),
+    ("reference", "The owner calls him on Sundays.", "The owner calls her on Sundays."),
+    ("reference", "The owner lives here.", "The owner lives there."),
+    ("reference", "The owner's son likes his teacher.", "The owner's son likes her teacher."),
+    ("reference", "The owner knows who Sam is.", "The owner knows where Sam is."),
+    ("reference", "The owner drives to Utrecht and Amsterdam.", "The owner drives to Utrecht or Amsterdam."),
+    ("order", "The owner eats fish but not meat.", "The owner eats meat but not fish."),
+    ("order", "The owner prefers tea over coffee.", "The owner prefers coffee over tea."),
+    ("order", "The owner likes cats more than dogs.", "The owner likes dogs more than cats."),
+    ("order", "The owner is taller than Ana.", "Ana is taller than the owner."),
+    ("order", "The owner works from 9:00 to 17:00.", "The owner works from 17:00 to 9:00."),
+    ("order", "The owner's flight goes from Amsterdam to Lisbon.", "The owner's flight goes from Lisbon to Amsterdam."),
     ("construction", "The owner's daughter was born on 3 May.", "The owner's birthday is on 3 May."),
     ("construction", "The owner was born in Lisbon.", "The owner lived in Lisbon."),
     ("construction", "Sam's birthday is on 2 May.", "Sam's son was born on 2 May."),

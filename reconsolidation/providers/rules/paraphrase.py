@@ -9,7 +9,8 @@ similarity never overrides what the key refuses.
 Every guard (``GUARDS``, each a finite code; ``check`` lists them) must pass on every pair:
 same fields and subject; identical numbers, calendar, frequency and entities; the same
 closed-class words (negation, modality, tense, status, comparison, direction, relation,
-role); the same participants in the same roles; every other content word accounted for on
+role, reference); the same participants in the same roles; the same order around "than"
+and "but"; the same light verb where both have one; every other content word accounted for on
 the other side — by word form, or (``paraphrase_synonyms``) as a WordNet synonym in both
 words' dominant sense (``recall.lexicon.wordnet``), all guards re-checked after the
 substitution. Word-vector similarity is deliberately *not* an accounting: on MiniLM
@@ -35,7 +36,7 @@ from reconsolidation.providers.rules.equivalence import equivalence_key, normali
 
 VERSION = "paraphrase-guards@3"
 GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", "modality", "tense", "status",
-          "comparison", "direction", "relation", "role", "participants", "content")
+          "comparison", "direction", "relation", "role", "reference", "participants", "order", "content")
 # What matched, the finite reason code a proposal carries (each at most 40 characters).
 MATCH_REORDERED = "paraphrase_reordered"  # same content words, other order or function words
 MATCH_WORD_FORMS = "paraphrase_word_forms"  # differing words are other forms of the same words
@@ -312,7 +313,8 @@ def _parse(text: str) -> _Parsed:
     frequency: set[str] = set()
     entities: set[str] = set()
     classes: dict[str, set[str]] = {name: set() for name in
-                                    ("negation", "modality", "status", "comparison", "direction", "relation", "role")}
+                                    ("negation", "modality", "status", "comparison", "direction", "relation", "role",
+                                     "reference")}
     content: set[str] = set()
     past = False
     light: set[str] = set()
@@ -410,6 +412,9 @@ def _parse(text: str) -> _Parsed:
         if token in _LIGHT:
             light.add(_LIGHT_SENSE[token])
             continue
+        if token in _REFERENCE:
+            classes["reference"].add(_REFERENCE[token])
+            continue
         if token in _FUNCTION:
             continue
         content.add(token)
@@ -506,6 +511,48 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
         if owned and not owned.startswith(_OWN_NOUNS):
             possessions.add((key, stem(_relation(owned))))
     return frozenset(found), tuple(core), frozenset(possessions), prepositions
+
+
+# Function words that still change what is said: where ("here"/"there"), whom ("him"/"her"),
+# which question a clause answers ("who"/"where") and an alternative ("or").
+_REFERENCE = {"here": "here", "there": "there", "or": "or", **{w: "he" for w in ("he", "him", "his", "himself")},
+              **{w: "she" for w in ("she", "her", "hers", "herself")},
+              **{w: w for w in ("who", "whom", "whose", "which", "what", "where", "when", "why", "how")}}
+_WH = frozenset(("who", "whom", "whose", "which", "what", "where", "when", "why", "how"))
+
+
+def _same_reference(a: frozenset, b: frozenset) -> bool:
+    """The same "here"/"there" and "or"; no "he" against "she"; and where both have a question
+    word, the same ones. (One side may say "who" where the other has no clause: "has a sister
+    who lives in Ghent" is "the sister lives in Ghent".)"""
+    plain_a, plain_b = a - _WH - {"he", "she"}, b - _WH - {"he", "she"}
+    gender_a, gender_b = a & {"he", "she"}, b & {"he", "she"}
+    wh_a, wh_b = a & _WH, b & _WH
+    return plain_a == plain_b and not (gender_a and gender_b and gender_a != gender_b) and not (
+        wh_a and wh_b and wh_a != wh_b)
+
+
+# Words after which order says who is who: "taller than Ana", "fish but not meat", "tea
+# rather than coffee", "prefers tea over coffee", "from 9:00 to 17:00".
+_ORDER_MARKERS = frozenset(("than", "but", "instead", "rather", "versus", "vs"))
+
+
+def _sides(parsed: _Parsed) -> Optional[tuple[frozenset, frozenset]]:
+    """The words said before and after the first order marker (``_ORDER_MARKERS``, "over"
+    after "prefer", "to" after "from"), or None when there is none."""
+    words = parsed.words
+    for index, word in enumerate(words):
+        marker = word in _ORDER_MARKERS or (word == "over" and any(w.startswith("prefer") for w in words[:index])) or (
+            word == "to" and "from" in words[:index])
+        if marker:
+            return _keys(words[:index]), _keys(words[index + 1:])
+    return None
+
+
+def _keys(words: Sequence[str]) -> frozenset:
+    """The words that say something, each as one form: numbers as numbers, others stemmed."""
+    return frozenset(_number(w) or stem(_american(_relation(w))) for w in words
+                     if w not in _FUNCTION and w not in _LIGHT and w not in _ORDER_MARKERS and w not in _DIRECTION)
 
 
 _OWN_NOUNS = ("birth", "name")
@@ -635,7 +682,11 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
       ``relation`` (son/daughter, partner, colleague ...; one relation's other words are the
       same: mum/mother, kids/children) and ``role`` (work/personal/home ...) — the words of
       each class must be the same on both sides;
+    * ``reference`` — the same "here"/"there" and "or", no "he" against "she", the same
+      question word where both have one (``_same_reference``);
     * ``participants`` — the same people and names in the same roles (``_same_roles``);
+    * ``order`` — the same words before and after "than", "but", "rather", "over" (after
+      "prefer") and "to" (after "from"): "taller than Ana" is not "Ana is taller than" (``_sides``);
     * ``content`` — every other content word of one side is accounted for on the other: the
       same word, another inflection or derivation of it (shared stem), its British or
       American spelling, or a compound that contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
@@ -671,8 +722,12 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
     for name in ("status", "comparison", "direction", "relation", "role"):
         if pa.classes[name] != pb.classes[name]:
             return Verdict(name)
+    if not _same_reference(pa.classes["reference"], pb.classes["reference"]):
+        return Verdict("reference")
     if not _same_roles(pa, pb):
         return Verdict("participants")
+    if _sides(pa) != _sides(pb):
+        return Verdict("order")
     if pa.light and pb.light and pa.light != pb.light:
         return Verdict("content")
     only_a, only_b = pa.content - pb.content, pb.content - pa.content
