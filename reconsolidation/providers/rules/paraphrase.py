@@ -420,8 +420,8 @@ def _parse(text: str) -> _Parsed:
         content.add(token)
     return _Parsed(words=words, numbers=frozenset(_count(numbers)), units=frozenset(units),
                    calendar=frozenset(calendar), frequency=frozenset(frequency), entities=frozenset(entities),
-                   classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past, content=frozenset(content),
-                   light=frozenset(light))
+                   classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past,
+                   content=frozenset(content), light=frozenset(light))
 
 
 def _dated(words: Sequence[str], index: int) -> bool:
@@ -555,9 +555,9 @@ def _keys(words: Sequence[str]) -> frozenset:
                      if w not in _FUNCTION and w not in _LIGHT and w not in _ORDER_MARKERS and w not in _DIRECTION)
 
 
-_OWN_NOUNS = ("birth", "name")
+_OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of something X has
 # After these an -ed word is an adjective before its noun, not a past tense.
-_ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())  # what "X's ..." says of X itself, not of something X has
+_ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())
 
 
 def _copular(parsed: _Parsed) -> bool:
@@ -612,7 +612,9 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: 
     for candidate in other.content | other.entities | topic:
         if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
             continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
-        if stem(candidate) == root or _singular(candidate) == _singular(word) or _american(candidate) == _american(word):
+        if stem(candidate) == root or _singular(candidate) == _singular(word):
+            return True
+        if _american(candidate) == _american(word):
             return True
         if _quality(word) == candidate or _quality(candidate) == word:
             return True
@@ -686,11 +688,13 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
       question word where both have one (``_same_reference``);
     * ``participants`` — the same people and names in the same roles (``_same_roles``);
     * ``order`` — the same words before and after "than", "but", "rather", "over" (after
-      "prefer") and "to" (after "from"): "taller than Ana" is not "Ana is taller than" (``_sides``);
-    * ``content`` — every other content word of one side is accounted for on the other: the
-      same word, another inflection or derivation of it (shared stem), its British or
-      American spelling, or a compound that contains it; a semantically light verb (have, use, take, get, do, go, make, keep) needs
-      no counterpart.
+      "prefer") and "to" (after "from"): "taller than Ana" is not "Ana is taller than"
+      (``_sides``);
+    * ``content`` — every other content word of one side is accounted for on the other
+      (``_accounted``): the same word, another inflection or derivation of it (shared stem),
+      its British or American spelling, the adjective of a quality noun, or a compound of
+      words said; a semantically light verb (have, use, take, get, do, go, make, keep, put)
+      needs no counterpart where the other side has none, and two must be of one sense.
 
     Two statements with the same words are the equivalence key's to judge first. When their
     keys differ only in ``valid_from`` — the same words said again in a later message — they
