@@ -1,6 +1,7 @@
 """The local rules of reconsolidation that are pure functions over ``SourceView`` values:
-the merge equivalence key (``equivalence``) and the extractive summary plan and check
-(``summaries``). The rules provider (``providers.rules``) proposes with them and the
+the merge equivalence key (``equivalence``), the paraphrase guards (``paraphrase``, with
+the English they read in ``english``), the extractive summary plan and check (``summaries``)
+and update proposals (``updates``). The rules provider (``providers.rules``) proposes with them and the
 writers (``writers.apply``) check every proposal against them again at commit, so the
 proposer and the commit-time check share one definition.
 

@@ -17,8 +17,9 @@ substitution. Word-vector similarity is deliberately *not* an accounting: on Min
 "cats"/"dogs" (0.72) score above "cycles"/"bike" (0.44), so it would merge co-hyponyms —
 exactly the false merge these guards exist to refuse.
 
-The word classes are English grammar (closed classes), not a corpus list. Pure functions
-over ``SourceView`` values: no database, no clock, no model (WordNet is committed tables).
+The word classes and everyday forms are English (``english``: closed classes, not a corpus
+list); this module reads a statement with them and holds the guards. Pure functions over
+``SourceView`` values: no database, no clock, no model (WordNet is committed tables).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from itertools import combinations
 from typing import Optional, Sequence
 
 from recall.lexicon import wordnet
+from reconsolidation.providers.rules import english as en
 from reconsolidation.sources import SourceView
 from reconsolidation.providers.rules.equivalence import equivalence_key, normalize
 
@@ -49,93 +51,7 @@ FIELDS = ("attribution", "scope", "portable", "polarity", "belief_type", "claim_
 
 _WORD = re.compile(r"[0-9]+(?:[.,:][0-9]+)*(?:st|nd|rd|th|am|pm|h)?|[^\W\d_]+(?:[-'][^\W\d_]+)*|[€$£%]")
 
-# Closed classes of English.
-_FUNCTION = frozenset("""
-a an the this that these those some any its it it's their theirs his her hers our ours my mine your yours
-they them he she we you i me us one is are am be been being 's and or of in on at for with as to
-there here who which whose whom what whenever when where how also just
-""".split())
-# A light verb needs no counterpart where the other statement has none ("has a peanut
-# allergy" / "is allergic to peanuts", "goes swimming" / "swims"), but two different ones
-# say different things ("makes bread" is not "has bread", "goes to Paris" not "has Paris");
-# have, take, get and use are one ("takes piano lessons" / "has piano lessons", "uses oat
-# milk" / "takes oat milk").
-_LIGHT_SENSE = {form: sense for sense, forms in {
-    "have": "have has having take takes taking get gets getting use uses used using",
-    "do": "do does doing", "make": "make makes making", "keep": "keep keeps keeping", "go": "go goes going",
-    "put": "put puts putting",
-}.items() for form in forms.split()}
-_LIGHT = frozenset(_LIGHT_SENSE)
-_NEGATION = frozenset("not no never n't none nobody nothing neither nor cannot without don't doesn't didn't isn't"
-                      " aren't wasn't weren't won't can't hasn't haven't".split())
-_MODAL = frozenset("might may could would will shall should must can ought 'll 'd going maybe perhaps probably"
-                   " possibly likely unlikely certainly definitely".split())
-_PAST_AUX = frozenset("was were had did".split())
-_IRREGULAR_PAST = frozenset("""
-went came saw knew thought told became left felt brought began kept held wrote stood heard ran met paid sat spoke
-lay led grew lost fell sent built understood drew broke spent rose drove bought wore chose sold taught caught fought
-threw slept flew forgot ate drank swam sang rode won gave found took made got said sang hid bit shook woke froze
-""".split())
-_STATUS = frozenset("former formerly ex old new previous previously current currently now still anymore longer"
-                    " again recently lately".split())
-_COMPARISON = frozenset("before after earlier later than more less fewer most least under over above below until till"
-                        " since by within up only exactly almost nearly beyond past prior".split())
-# Approximators: one class, so "around 23:00" is "about 23:00".
-_APPROX = frozenset("about around approximately roughly circa".split())
-# "to" is also the infinitive and a complement ("allergic to"): a direction differs only when one
-# side says where from (or out, away, back).
-_DIRECTION = frozenset("from out away off back".split())
-_FREQUENCY = frozenset("once twice thrice always usually often sometimes rarely seldom occasionally never daily weekly"
-                       " monthly yearly annually nightly hourly fortnightly biweekly regularly frequently most other"
-                       " normally generally typically ordinarily"
-                       " alternate next last coming".split())
-_HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on Mondays"
-# A rate says its period's frequency word: "every day", "each day", "per day" and, after a
-# quantity, "a day" ("two cups of coffee a day") are "daily". ("a day" with no quantity
-# before it is one day: "took a day off".)
-_PERIODIC = {"day": "daily", "week": "weekly", "month": "monthly", "year": "yearly", "night": "nightly",
-             "hour": "hourly"}
-_SAME_FREQUENCY = {"annually": "yearly", "normally": "usually", "generally": "usually", "typically": "usually",
-                   "ordinarily": "usually", "frequently": "often"}
-_ARTICLES = frozenset(("a", "an"))
-# "twice a week" is "two times a week"; "once" is a count only before a rate ("once a
-# month"), otherwise it may mean "formerly" ("once lived in Paris").
-_REPEATS = {"once": "1", "twice": "2", "thrice": "3"}
-_RATE_MARKERS = _HABIT | _ARTICLES | {"per"}
-# One relation, other words: informal, child's and American forms say the same person.
-_SAME_RELATION = {
-    "mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "dad": "father", "daddy": "father",
-    "grandma": "grandmother", "granny": "grandmother", "grandpa": "grandfather", "kid": "child",
-    "neighbor": "neighbour", "coworker": "colleague",
-}
-_RELATION = frozenset("""
-son daughter child kid mother father mum mom dad parent brother sister sibling wife husband partner spouse
-girlfriend boyfriend fiance fiancee grandmother grandfather grandparent grandson granddaughter grandchild aunt
-uncle niece nephew cousin friend colleague coworker boss manager neighbour neighbor landlord tenant
-stepson stepdaughter stepmother stepfather baby twin family in-law
-""".split()) | frozenset(_SAME_RELATION)
-_ROLE = frozenset("work personal private business home office professional job school".split())
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-_DAYPARTS = frozenset("morning afternoon evening night noon midnight weekend weekday weeknight summer winter spring"
-                      " autumn today tomorrow yesterday tonight".split())
-_NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
-    " eighteen nineteen twenty".split())}
-_NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
-                      "ninety": "90", "hundred": "100", "thousand": "1000", "million": "1000000", "half": "0.5",
-                      "dozen": "12", "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
-                      "a couple": "2", "quarter": "0.25", "single": "1", "double": "2"})
-_UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "usd": "usd", "dollar": "usd", "dollars": "usd",
-          "$": "usd", "gbp": "gbp", "pound": "gbp", "pounds": "gbp", "£": "gbp", "%": "percent", "percent": "percent",
-          "km": "km", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km", "kg": "kg",
-          "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg", "minute": "min", "minutes": "min",
-          "min": "min", "mins": "min", "hour": "hour", "hours": "hour", "day": "day", "days": "day", "week": "week",
-          "weeks": "week", "month": "month", "months": "month", "year": "year", "years": "year", "cup": "cup",
-          "cups": "cup", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "metre": "m", "metres": "m",
-          "meter": "m", "meters": "m", "mile": "mile", "miles": "mile"}
-_TIME_UNITS = frozenset(("min", "hour", "day", "week", "month", "year"))
+_ROLE_STEMS = frozenset(en.stem(word) for word in en.ROLE)
 # English constructions that say "is": "was born on 3 May" states a lasting fact (the
 # birthday), not a past state, and a date "falls on" a day ("the anniversary falls on 3 June").
 _BE_PAST = frozenset(("was", "were"))
@@ -174,7 +90,7 @@ class _Parsed:
     classes: MappingProxyType  # read-only: parses are cached and shared
     past: bool
     content: frozenset  # content words left for alignment
-    light: frozenset = frozenset()  # the light verbs' senses (``_LIGHT_SENSE``)
+    light: frozenset = frozenset()  # the light verbs' senses (``en.LIGHT_SENSE``)
 
 
 def _fold(text: str) -> str:
@@ -226,81 +142,6 @@ def _tokens(text: str) -> list[tuple[str, bool, int]]:
     return [(piece.token, piece.capital, index) for index, piece in enumerate(_pieces(_fold(text)))]
 
 
-def _number(token: str) -> Optional[str]:
-    if token[:1].isdigit():
-        value = re.sub(r"(st|nd|rd|th|h)$", "", token)
-        value = value.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", value) else value
-        if re.fullmatch(r"\d{1,2}[.:]\d{2}", value):
-            hours, minutes = re.split(r"[.:]", value)
-            return f"{int(hours)}:{minutes}"
-        if value.endswith("am") or value.endswith("pm"):
-            hours = int(re.match(r"\d+", value).group(0)) % 12 + (12 if value.endswith("pm") else 0)
-            return f"{hours}:00"
-        return value.lstrip("0") or "0"
-    return _NUMBER_WORDS.get(token)
-
-
-_DOUBLING = frozenset(("ing", "ings", "ed", "er", "ers"))
-_NOT_DOUBLED = frozenset("aeioulsfz")  # "falling", "kissed", "buzzing" keep both letters
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """A crude English stem: the shared part of a word's inflections and derivations."""
-    for suffix in ("ically", "ors", "or", "ations", "ation", "ingly", "ities", "ness", "ment", "ings", "ally", "ical", "ies",
-                   "ing", "ity", "ied", "ers", "ous", "ive", "ic", "ed", "er", "es", "ly", "al", "y", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            root = word[: len(word) - len(suffix)]
-            if suffix in _DOUBLING and len(root) >= 4 and root[-1] == root[-2] and root[-1] not in _NOT_DOUBLED:
-                root = root[:-1]  # "jogging", "stopped": the consonant doubled before the ending
-            return root
-    return word
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("ren") and word[:-3] in ("child",):
-        return word[:-3]
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
-
-
-_ROLE_STEMS = frozenset(stem(word) for word in _ROLE)
-
-
-def _relation(word: str) -> str:
-    """A word's relation, one word for each ("mum", "mom" and "mothers" are "mother")."""
-    single = word if word in _RELATION else _singular(word)
-    return _SAME_RELATION.get(single, single)
-
-
-# British and American spellings of one word: "colour"/"color", "centre"/"center",
-# "organise"/"organize", "catalogue"/"catalog". Only words long enough that the other
-# spelling is no other word ("four" is not "for", "acre" not "acer").
-_SPELLINGS = ((re.compile(r"(?<=\w{2})our(s|ed|ing|ite|ites|able)?$"), r"or\1", 6),
-              (re.compile(r"(?<=\w{3})tre(s)?$"), r"ter\1", 6),
-              (re.compile(r"(?<=\w{3})is(e|ed|es|ing|ation|ations)$"), r"iz\1", 7),
-              (re.compile(r"(?<=\w{4})ogue(s)?$"), r"og\1", 7))
-_SAME_SPELLING = {"grey": "gray", "programme": "program", "programmes": "programs"}
-
-
-@functools.lru_cache(maxsize=65536)
-def _american(word: str) -> str:
-    """``word`` in American spelling (``_SPELLINGS``), otherwise unchanged."""
-    if word in _SAME_SPELLING:
-        return _SAME_SPELLING[word]
-    for pattern, replacement, shortest in _SPELLINGS:
-        if len(word) >= shortest:
-            word = pattern.sub(replacement, word)
-    return word
-
-
-def _is_past(word: str) -> bool:
-    return word in _IRREGULAR_PAST or word in _PAST_AUX or (word.endswith("ed") and len(word) > 4)
-
-
 # Cached: a group's pairwise checks parse each statement once per pair, and the parse of a text
 # depends on nothing else (its result is immutable, ``classes`` a read-only mapping).
 @functools.lru_cache(maxsize=4096)
@@ -321,8 +162,8 @@ def _parse(text: str) -> _Parsed:
     periodic = -1  # the period word of a rate ("every day"), said as "daily"
     aged = -1  # the "old" of "34 years old"
     for index, (token, capital, _) in enumerate(tokens):
-        single = _singular(token)
-        number = _number(token)
+        single = en.singular(token)
+        number = en.number(token)
         following = words[index + 1] if index + 1 < len(words) else ""
         if token == "used" and following == "to":
             past = True
@@ -342,80 +183,80 @@ def _parse(text: str) -> _Parsed:
             continue  # "a cat called Miso", "is named Miso": a name, not a past act
         if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
             continue  # "the cat's name is Miso" is "the cat is called Miso"
-        if _UNITS.get(token) == "year" and following == "old" and index and _number(words[index - 1]) is not None:
+        if en.UNITS.get(token) == "year" and following == "old" and index and en.number(words[index - 1]) is not None:
             aged = index + 1
             continue  # "34 years old" is the age 34
         if index == aged:
             continue
-        if following in _PERIODIC and (token in _HABIT or token == "per" or (token in _ARTICLES and numbers)):
-            frequency.add(_PERIODIC[following])  # a rate: "every day", "per day", "two cups a day"
+        if following in en.PERIODIC and (token in en.HABIT or token == "per" or (token in en.ARTICLES and numbers)):
+            frequency.add(en.PERIODIC[following])  # a rate: "every day", "per day", "two cups a day"
             periodic = index + 1
             continue
         if index == periodic:
             continue
-        if token in _REPEATS and (token != "once" or following in _RATE_MARKERS):
-            numbers.append(_REPEATS[token])
+        if token in en.REPEATS and (token != "once" or following in en.RATE_MARKERS):
+            numbers.append(en.REPEATS[token])
             continue
-        if token in ("time", "times") and index and _number(words[index - 1]) is not None:
+        if token in ("time", "times") and index and en.number(words[index - 1]) is not None:
             continue  # "two times": the count is the number
         if number is not None:
             numbers.append(number)
             continue
-        if token in _UNITS and (_UNITS[token] not in _TIME_UNITS or (index and _number(words[index - 1]))):
-            units.add(_UNITS[token])  # a time word is a unit only after a number ("ten minutes")
-            if _UNITS[token] not in _TIME_UNITS or token in ("min", "mins"):
+        if token in en.UNITS and (en.UNITS[token] not in en.TIME_UNITS or (index and en.number(words[index - 1]))):
+            units.add(en.UNITS[token])  # a time word is a unit only after a number ("ten minutes")
+            if en.UNITS[token] not in en.TIME_UNITS or token in ("min", "mins"):
                 continue
-        if single in _WEEKDAYS or token in _WEEKDAYS:
+        if single in en.WEEKDAYS or token in en.WEEKDAYS:
             calendar.add(single)
             continue
-        if token in _MONTHS and (capital or token not in ("may", "march")):
+        if token in en.MONTHS and (capital or token not in ("may", "march")):
             calendar.add(token)
             continue
-        if single in _DAYPARTS or token in _DAYPARTS:
+        if single in en.DAYPARTS or token in en.DAYPARTS:
             calendar.add(single)
             continue
-        if token in _HABIT:
+        if token in en.HABIT:
             continue  # a habit marker: "every Monday" is "on Mondays"
-        if token in _FREQUENCY:
-            frequency.add(_SAME_FREQUENCY.get(token, token))
+        if token in en.FREQUENCY:
+            frequency.add(en.SAME_FREQUENCY.get(token, token))
             continue
-        if token in _APPROX:
+        if token in en.APPROX:
             classes["comparison"].add("approx")
             continue
-        if token in _NEGATION:
+        if token in en.NEGATION:
             classes["negation"].add("not")
             continue
-        if token in _MODAL:
+        if token in en.MODAL:
             classes["modality"].add(token.lstrip("'"))
             continue
-        if token in _STATUS:
+        if token in en.STATUS:
             classes["status"].add(token)
             continue
-        if token in _COMPARISON:
+        if token in en.COMPARISON:
             classes["comparison"].add(token)
             continue
-        if token in _DIRECTION:
+        if token in en.DIRECTION:
             classes["direction"].add(token)
             continue
-        if single in _RELATION or token in _RELATION:
-            plural = token not in _RELATION  # "sisters" are more people than "sister"
-            classes["relation"].add(_relation(token) + ("+" if plural else ""))
+        if single in en.RELATION or token in en.RELATION:
+            plural = token not in en.RELATION  # "sisters" are more people than "sister"
+            classes["relation"].add(en.relation(token) + ("+" if plural else ""))
             continue
-        if stem(token) in _ROLE_STEMS:
-            classes["role"].add(stem(token))
+        if en.stem(token) in _ROLE_STEMS:
+            classes["role"].add(en.stem(token))
             continue
-        if _is_past(token) and not (token.endswith("ed") and index and words[index - 1] in _ATTRIBUTIVE):
+        if en.is_past(token) and not (token.endswith("ed") and index and words[index - 1] in _ATTRIBUTIVE):
             past = True  # not a participle before its noun: "the owner's preferred airline"
-        if capital and token not in _FUNCTION:  # a sentence-initial capital is settled in _entities
+        if capital and token not in en.FUNCTION:  # a sentence-initial capital is settled in _entities
             entities.add(token)
             continue
-        if token in _LIGHT:
-            light.add(_LIGHT_SENSE[token])
+        if token in en.LIGHT:
+            light.add(en.LIGHT_SENSE[token])
             continue
         if token in _REFERENCE:
             classes["reference"].add(_REFERENCE[token])
             continue
-        if token in _FUNCTION:
+        if token in en.FUNCTION:
             continue
         content.add(token)
     return _Parsed(words=words, numbers=frozenset(_count(numbers)), units=frozenset(units),
@@ -429,7 +270,7 @@ def _dated(words: Sequence[str], index: int) -> bool:
     ``_DATE_WINDOW`` words ("falls on 3 June", "falls on a Monday")."""
     if index + 1 >= len(words) or words[index + 1] != "on":
         return False
-    return any(_number(word) is not None or _singular(word) in _WEEKDAYS or word in _MONTHS
+    return any(en.number(word) is not None or en.singular(word) in en.WEEKDAYS or word in en.MONTHS
                for word in words[index + 2:index + 2 + _DATE_WINDOW])
 
 
@@ -451,9 +292,9 @@ def _naming(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
     before, capital, _ = tokens[index - 1]
     if before in ("is", "are", "am"):
         return True
-    if _relation(before) in _RELATION:
-        return index >= 2 and tokens[index - 2][0] in _ARTICLES
-    return not (capital or before in _FUNCTION or before in _LIGHT or before == "owner")
+    if en.relation(before) in en.RELATION:
+        return index >= 2 and tokens[index - 2][0] in en.ARTICLES
+    return not (capital or before in en.FUNCTION or before in en.LIGHT or before == "owner")
 
 
 def _count(values: list[str]) -> list[tuple[str, int]]:
@@ -495,8 +336,8 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
     possessions: set[tuple[str, str]] = set()
     words = parsed.words
     for index, word in enumerate(words):
-        key = word if word in names else _relation(word)
-        if not (word in names or key == "owner" or key in _RELATION or word in _RELATION):
+        key = word if word in names else en.relation(word)
+        if not (word in names or key == "owner" or key in en.RELATION or word in en.RELATION):
             continue
         found.add(key)
         at = index - 1 if index and words[index - 1] not in _DETERMINERS else index - 2
@@ -509,7 +350,7 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
         if before == "of" and at >= 1:
             owned = words[at - 1]
         if owned and not owned.startswith(_OWN_NOUNS):
-            possessions.add((key, stem(_relation(owned))))
+            possessions.add((key, en.stem(en.relation(owned))))
     return frozenset(found), tuple(core), frozenset(possessions), prepositions
 
 
@@ -551,8 +392,8 @@ def _sides(parsed: _Parsed) -> Optional[tuple[frozenset, frozenset]]:
 
 def _keys(words: Sequence[str]) -> frozenset:
     """The words that say something, each as one form: numbers as numbers, others stemmed."""
-    return frozenset(_number(w) or stem(_american(_relation(w))) for w in words
-                     if w not in _FUNCTION and w not in _LIGHT and w not in _ORDER_MARKERS and w not in _DIRECTION)
+    return frozenset(en.number(w) or en.stem(en.american(en.relation(w))) for w in words
+                     if w not in en.FUNCTION and w not in en.LIGHT and w not in _ORDER_MARKERS and w not in en.DIRECTION)
 
 
 _OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of something X has
@@ -598,7 +439,7 @@ def _topic(view: SourceView) -> frozenset:
     if ":" in view.scope:
         kind, _, name = view.scope.partition(":")
         words |= {kind, *re.split(r"[-_ ]+", name.casefold())}
-    return frozenset(w for w in words if w and w not in _FUNCTION)
+    return frozenset(w for w in words if w and w not in en.FUNCTION)
 
 
 def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: frozenset = frozenset()) -> bool:
@@ -608,21 +449,21 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: 
     (``_topic``) — never its antonym (WordNet), however alike the two look. A word is not
     accounted for by a longer word that merely starts or ends with it: "car" is not
     "carpet", "account" not "accountant"."""
-    root = stem(word)
+    root = en.stem(word)
     for candidate in other.content | other.entities | topic:
         if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
             continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
-        if stem(candidate) == root or _singular(candidate) == _singular(word):
+        if en.stem(candidate) == root or en.singular(candidate) == en.singular(word):
             return True
-        if _american(candidate) == _american(word):
+        if en.american(candidate) == en.american(word):
             return True
-        if _quality(word) == candidate or _quality(candidate) == word:
+        if en.quality(word) == candidate or en.quality(candidate) == word:
             return True
         if _compound_of(word, candidate, said) or _compound_of(candidate, word, said):
             return True
         if "birth" in (word, candidate) and word.startswith("birth") and candidate.startswith("birth"):
             return True  # "was born" (birth) is what "birthday", "birthplace", "birthdate" say
-        other_root = stem(candidate)
+        other_root = en.stem(candidate)
         short_root, long_root = sorted((root, other_root), key=len)
         if len(short_root) >= 5 and long_root.startswith(short_root) and len(long_root) - len(short_root) <= 2:
             return True  # meditates / meditation: stems "meditat" and "medit"
@@ -637,28 +478,12 @@ _WHEN_HEADS = frozenset(("time", "day"))
 def _compound_of(longer: str, part: str, said: frozenset) -> bool:
     """Whether ``longer`` is ``part`` joined to another word said ("colorblind" for "color
     blind"; ``_check`` counts ``_WHEN_HEADS`` as said when the statements give a time)."""
-    longer, part = _american(longer), _american(part)
+    longer, part = en.american(longer), en.american(part)
     if len(longer) <= len(part) or len(part) < 3:
         return False
     if longer.startswith(part):
         return longer[len(part):] in said
     return longer.endswith(part) and longer[: -len(part)] in said
-
-
-_QUALITY_NOUNS = (("ance", "ant"), ("ancy", "ant"), ("ence", "ent"), ("ency", "ent"))
-
-
-@functools.lru_cache(maxsize=16384)
-def _quality(noun: str) -> str:
-    """The adjective a quality noun names ("intolerance" -> "intolerant", "fluency" ->
-    "fluent"), when WordNet knows that word only as an adjective; '' otherwise. Only then:
-    "assistance" is not an "assistant", nor "attendance" an "attendant" (nouns too)."""
-    for ending, adjective in _QUALITY_NOUNS:
-        if noun.endswith(ending):
-            word = noun[: -len(ending)] + adjective
-            senses = wordnet.tables().senses
-            return word if (word, "a") in senses and (word, "n") not in senses else ""
-    return ""
 
 
 def _subject(view: SourceView) -> str:
@@ -736,9 +561,9 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
         return Verdict("content")
     only_a, only_b = pa.content - pb.content, pb.content - pa.content
     if not only_a and not only_b:  # reordered only if the words said are the same ones, not "mum"/"mother"
-        same_words = set(pa.words) - _FUNCTION == set(pb.words) - _FUNCTION
+        same_words = set(pa.words) - en.FUNCTION == set(pb.words) - en.FUNCTION
         return Verdict("", MATCH_REORDERED if same_words else MATCH_WORD_FORMS)
-    said = frozenset(_american(word) for word in pa.words + pb.words) | (
+    said = frozenset(en.american(word) for word in pa.words + pb.words) | (
         _WHEN_HEADS if pa.numbers or pa.calendar else frozenset())
     if all(_accounted(word, pb, _topic(b), said) for word in only_a) and all(_accounted(word, pa, _topic(a), said)
                                                                                 for word in only_b):
@@ -755,8 +580,8 @@ _SPAN_MAX = 3  # words in one substituted phrase ("takes care of" is two plus a 
 _SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, not a paraphrase
 # English periphrases one verb says; the modal here is politeness, not uncertainty.
 _PERIPHRASES = {("would", "like"): ("want",), ("member", "of"): ("belong",), ("members", "of"): ("belong",)}
-_UNSUBSTITUTABLE = (_NEGATION | _MODAL | _PAST_AUX | _STATUS | _FREQUENCY | _HABIT | _APPROX | _RELATION
-                    | frozenset(_WEEKDAYS) | frozenset(_MONTHS) | _DAYPARTS | frozenset(_UNITS))
+_UNSUBSTITUTABLE = (en.NEGATION | en.MODAL | en.PAST_AUX | en.STATUS | en.FREQUENCY | en.HABIT | en.APPROX | en.RELATION
+                    | frozenset(en.WEEKDAYS) | frozenset(en.MONTHS) | en.DAYPARTS | frozenset(en.UNITS))
 _PLACEHOLDER = "qxsyn{}q"  # letters only, so it is one content token the same on both sides
 
 
@@ -771,7 +596,7 @@ def _spans(pieces: list[_Piece], other: set[str]) -> list[tuple[int, int, tuple[
     Each with the parts of speech it may be read as (after a determiner, no verb) and whether
     it is a periphrase."""
     found = []
-    other_stems = {stem(word) for word in other}
+    other_stems = {en.stem(word) for word in other}
     for start in range(len(pieces)):
         for end in range(start + 1, min(start + _SPAN_MAX, len(pieces)) + 1):
             words = tuple(piece.token for piece in pieces[start:end])
@@ -780,12 +605,12 @@ def _spans(pieces: list[_Piece], other: set[str]) -> list[tuple[int, int, tuple[
             if not (pieces[start].first and pieces[end - 1].last) or any(
                     piece.capital and index for index, piece in enumerate(pieces[start:end], start)):
                 continue
-            if not periphrase and any(w in _UNSUBSTITUTABLE or _number(w) is not None for w in words):
+            if not periphrase and any(w in _UNSUBSTITUTABLE or en.number(w) is not None for w in words):
                 continue
-            if all(w in other or stem(w) in other_stems for w in words):
+            if all(w in other or en.stem(w) in other_stems for w in words):
                 continue
-            if all(w in _FUNCTION or w in _LIGHT for w in words) and not (
-                    len(words) > 1 and any(w in _LIGHT for w in words)):
+            if all(w in en.FUNCTION or w in en.LIGHT for w in words) and not (
+                    len(words) > 1 and any(w in en.LIGHT for w in words)):
                 continue  # function words alone say nothing; a phrasal verb does ("goes to": attends)
             if wordnet.lemmas(key):
                 nominal = start and pieces[start - 1].token in _NOUN_MARKERS
@@ -816,8 +641,8 @@ def _synonyms(text_a: str, text_b: str) -> Optional[tuple[str, str, tuple[tuple[
     candidates = []
     for sa in _spans(pieces_a, words_b):
         for sb in _spans(pieces_b, words_a):
-            past_a = any(_is_past(piece.token) for piece in pieces_a[sa[0]:sa[1]])
-            past_b = any(_is_past(piece.token) for piece in pieces_b[sb[0]:sb[1]])
+            past_a = any(en.is_past(piece.token) for piece in pieces_a[sa[0]:sa[1]])
+            past_b = any(en.is_past(piece.token) for piece in pieces_b[sb[0]:sb[1]])
             if past_a == past_b and _equivalent(sa, sb):
                 candidates.append((-(sa[1] - sa[0] + sb[1] - sb[0]), sa[0], sb[0], sa, sb))
     used_a: set[int] = set()

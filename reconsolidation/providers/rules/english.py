@@ -1,0 +1,190 @@
+"""English for the paraphrase guards: the closed classes of words that a paraphrase may not
+change (negation, modality, status, comparison, direction, frequency, relation, role ...),
+the everyday forms read as one ("mum"/"mother", "every day"/"daily", "colour"/"color"), and
+the functions that read one word (its number, stem, singular, relation, American spelling,
+the adjective of a quality noun, whether it is a past form).
+
+The word classes are English grammar (closed classes), not a corpus list. Pure functions and
+constants, no database or model; ``quality`` reads the committed WordNet tables.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Optional
+
+from recall.lexicon import wordnet
+
+# Closed classes of English.
+FUNCTION = frozenset("""
+a an the this that these those some any its it it's their theirs his her hers our ours my mine your yours
+they them he she we you i me us one is are am be been being 's and or of in on at for with as to
+there here who which whose whom what whenever when where how also just
+""".split())
+# A light verb needs no counterpart where the other statement has none ("has a peanut
+# allergy" / "is allergic to peanuts", "goes swimming" / "swims"), but two different ones
+# say different things ("makes bread" is not "has bread", "goes to Paris" not "has Paris");
+# have, take, get and use are one ("takes piano lessons" / "has piano lessons", "uses oat
+# milk" / "takes oat milk").
+LIGHT_SENSE = {form: sense for sense, forms in {
+    "have": "have has having take takes taking get gets getting use uses used using",
+    "do": "do does doing", "make": "make makes making", "keep": "keep keeps keeping", "go": "go goes going",
+    "put": "put puts putting",
+}.items() for form in forms.split()}
+LIGHT = frozenset(LIGHT_SENSE)
+NEGATION = frozenset("not no never n't none nobody nothing neither nor cannot without don't doesn't didn't isn't"
+                      " aren't wasn't weren't won't can't hasn't haven't".split())
+MODAL = frozenset("might may could would will shall should must can ought 'll 'd going maybe perhaps probably"
+                   " possibly likely unlikely certainly definitely".split())
+PAST_AUX = frozenset("was were had did".split())
+IRREGULAR_PAST = frozenset("""
+went came saw knew thought told became left felt brought began kept held wrote stood heard ran met paid sat spoke
+lay led grew lost fell sent built understood drew broke spent rose drove bought wore chose sold taught caught fought
+threw slept flew forgot ate drank swam sang rode won gave found took made got said sang hid bit shook woke froze
+""".split())
+STATUS = frozenset("former formerly ex old new previous previously current currently now still anymore longer"
+                    " again recently lately".split())
+COMPARISON = frozenset("before after earlier later than more less fewer most least under over above below until till"
+                        " since by within up only exactly almost nearly beyond past prior".split())
+# Approximators: one class, so "around 23:00" is "about 23:00".
+APPROX = frozenset("about around approximately roughly circa".split())
+# "to" is also the infinitive and a complement ("allergic to"): a direction differs only when one
+# side says where from (or out, away, back).
+DIRECTION = frozenset("from out away off back".split())
+FREQUENCY = frozenset("once twice thrice always usually often sometimes rarely seldom occasionally never daily weekly"
+                       " monthly yearly annually nightly hourly fortnightly biweekly regularly frequently most other"
+                       " normally generally typically ordinarily"
+                       " alternate next last coming".split())
+HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on Mondays"
+# A rate says its period's frequency word: "every day", "each day", "per day" and, after a
+# quantity, "a day" ("two cups of coffee a day") are "daily". ("a day" with no quantity
+# before it is one day: "took a day off".)
+PERIODIC = {"day": "daily", "week": "weekly", "month": "monthly", "year": "yearly", "night": "nightly",
+             "hour": "hourly"}
+SAME_FREQUENCY = {"annually": "yearly", "normally": "usually", "generally": "usually", "typically": "usually",
+                   "ordinarily": "usually", "frequently": "often"}
+ARTICLES = frozenset(("a", "an"))
+# "twice a week" is "two times a week"; "once" is a count only before a rate ("once a
+# month"), otherwise it may mean "formerly" ("once lived in Paris").
+REPEATS = {"once": "1", "twice": "2", "thrice": "3"}
+RATE_MARKERS = HABIT | ARTICLES | {"per"}
+# One relation, other words: informal, child's and American forms say the same person.
+SAME_RELATION = {
+    "mum": "mother", "mom": "mother", "mummy": "mother", "mommy": "mother", "dad": "father", "daddy": "father",
+    "grandma": "grandmother", "granny": "grandmother", "grandpa": "grandfather", "kid": "child",
+    "neighbor": "neighbour", "coworker": "colleague",
+}
+RELATION = frozenset("""
+son daughter child kid mother father mum mom dad parent brother sister sibling wife husband partner spouse
+girlfriend boyfriend fiance fiancee grandmother grandfather grandparent grandson granddaughter grandchild aunt
+uncle niece nephew cousin friend colleague coworker boss manager neighbour neighbor landlord tenant
+stepson stepdaughter stepmother stepfather baby twin family in-law
+""".split()) | frozenset(SAME_RELATION)
+ROLE = frozenset("work personal private business home office professional job school".split())
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+DAYPARTS = frozenset("morning afternoon evening night noon midnight weekend weekday weeknight summer winter spring"
+                      " autumn today tomorrow yesterday tonight".split())
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
+    " eighteen nineteen twenty".split())}
+NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
+                      "ninety": "90", "hundred": "100", "thousand": "1000", "million": "1000000", "half": "0.5",
+                      "dozen": "12", "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
+                      "a couple": "2", "quarter": "0.25", "single": "1", "double": "2"})
+UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "usd": "usd", "dollar": "usd", "dollars": "usd",
+          "$": "usd", "gbp": "gbp", "pound": "gbp", "pounds": "gbp", "£": "gbp", "%": "percent", "percent": "percent",
+          "km": "km", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km", "kg": "kg",
+          "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg", "minute": "min", "minutes": "min",
+          "min": "min", "mins": "min", "hour": "hour", "hours": "hour", "day": "day", "days": "day", "week": "week",
+          "weeks": "week", "month": "month", "months": "month", "year": "year", "years": "year", "cup": "cup",
+          "cups": "cup", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "metre": "m", "metres": "m",
+          "meter": "m", "meters": "m", "mile": "mile", "miles": "mile"}
+TIME_UNITS = frozenset(("min", "hour", "day", "week", "month", "year"))
+def number(token: str) -> Optional[str]:
+    if token[:1].isdigit():
+        value = re.sub(r"(st|nd|rd|th|h)$", "", token)
+        value = value.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", value) else value
+        if re.fullmatch(r"\d{1,2}[.:]\d{2}", value):
+            hours, minutes = re.split(r"[.:]", value)
+            return f"{int(hours)}:{minutes}"
+        if value.endswith("am") or value.endswith("pm"):
+            hours = int(re.match(r"\d+", value).group(0)) % 12 + (12 if value.endswith("pm") else 0)
+            return f"{hours}:00"
+        return value.lstrip("0") or "0"
+    return NUMBER_WORDS.get(token)
+
+
+_DOUBLING = frozenset(("ing", "ings", "ed", "er", "ers"))
+_NOT_DOUBLED = frozenset("aeioulsfz")  # "falling", "kissed", "buzzing" keep both letters
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude English stem: the shared part of a word's inflections and derivations."""
+    for suffix in ("ically", "ors", "or", "ations", "ation", "ingly", "ities", "ness", "ment", "ings", "ally", "ical", "ies",
+                   "ing", "ity", "ied", "ers", "ous", "ive", "ic", "ed", "er", "es", "ly", "al", "y", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            root = word[: len(word) - len(suffix)]
+            if suffix in _DOUBLING and len(root) >= 4 and root[-1] == root[-2] and root[-1] not in _NOT_DOUBLED:
+                root = root[:-1]  # "jogging", "stopped": the consonant doubled before the ending
+            return root
+    return word
+
+
+def singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("ren") and word[:-3] in ("child",):
+        return word[:-3]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def relation(word: str) -> str:
+    """A word's relation, one word for each ("mum", "mom" and "mothers" are "mother")."""
+    single = word if word in RELATION else singular(word)
+    return SAME_RELATION.get(single, single)
+
+
+# British and American spellings of one word: "colour"/"color", "centre"/"center",
+# "organise"/"organize", "catalogue"/"catalog". Only words long enough that the other
+# spelling is no other word ("four" is not "for", "acre" not "acer").
+_SPELLINGS = ((re.compile(r"(?<=\w{2})our(s|ed|ing|ite|ites|able)?$"), r"or\1", 6),
+              (re.compile(r"(?<=\w{3})tre(s)?$"), r"ter\1", 6),
+              (re.compile(r"(?<=\w{3})is(e|ed|es|ing|ation|ations)$"), r"iz\1", 7),
+              (re.compile(r"(?<=\w{4})ogue(s)?$"), r"og\1", 7))
+_SAME_SPELLING = {"grey": "gray", "programme": "program", "programmes": "programs"}
+
+
+@functools.lru_cache(maxsize=65536)
+def american(word: str) -> str:
+    """``word`` in American spelling (``_SPELLINGS``), otherwise unchanged."""
+    if word in _SAME_SPELLING:
+        return _SAME_SPELLING[word]
+    for pattern, replacement, shortest in _SPELLINGS:
+        if len(word) >= shortest:
+            word = pattern.sub(replacement, word)
+    return word
+
+
+def is_past(word: str) -> bool:
+    return word in IRREGULAR_PAST or word in PAST_AUX or (word.endswith("ed") and len(word) > 4)
+
+
+_QUALITY_NOUNS = (("ance", "ant"), ("ancy", "ant"), ("ence", "ent"), ("ency", "ent"))
+
+
+@functools.lru_cache(maxsize=16384)
+def quality(noun: str) -> str:
+    """The adjective a quality noun names ("intolerance" -> "intolerant", "fluency" ->
+    "fluent"), when WordNet knows that word only as an adjective; '' otherwise. Only then:
+    "assistance" is not an "assistant", nor "attendance" an "attendant" (nouns too)."""
+    for ending, adjective in _QUALITY_NOUNS:
+        if noun.endswith(ending):
+            word = noun[: -len(ending)] + adjective
+            senses = wordnet.tables().senses
+            return word if (word, "a") in senses and (word, "n") not in senses else ""
+    return ""
