@@ -358,8 +358,9 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
 # which question a clause answers ("who"/"where") and an alternative ("or").
 _REFERENCE = {"here": "here", "there": "there", "or": "or", **{w: "he" for w in ("he", "him", "his", "himself")},
               **{w: "she" for w in ("she", "her", "hers", "herself")},
-              **{w: w for w in ("who", "whom", "whose", "which", "what", "where", "when", "why", "how")}}
-_WH = frozenset(("who", "whom", "whose", "which", "what", "where", "when", "why", "how"))
+              **{w: w for w in ("whose", "what", "where", "when", "why", "how")},
+              **{w: "who" for w in ("who", "whom", "which")}}  # one relative pronoun: "a dog who" / "which"
+_WH = frozenset(("who", "whose", "what", "where", "when", "why", "how"))
 
 
 def _same_reference(a: frozenset, b: frozenset) -> bool:
@@ -379,12 +380,14 @@ _ORDER_MARKERS = frozenset(("than", "but", "instead", "rather", "versus", "vs"))
 
 
 def _sides(parsed: _Parsed) -> Optional[tuple[frozenset, frozenset]]:
-    """The words said before and after the first order marker (``_ORDER_MARKERS``, "over"
-    after "prefer", "to" after "from"), or None when there is none."""
+    """The words said before and after the first order marker (``_ORDER_MARKERS``; "over" or
+    "to" after "prefer"; "to" after "from" or a number: "9:00 to 17:00"), or None when there
+    is none."""
     words = parsed.words
     for index, word in enumerate(words):
-        marker = word in _ORDER_MARKERS or (word == "over" and any(w.startswith("prefer") for w in words[:index])) or (
-            word == "to" and "from" in words[:index])
+        preferred = any(w.startswith("prefer") for w in words[:index])
+        marker = word in _ORDER_MARKERS or (word in ("over", "to") and preferred) or (word == "to" and (
+            "from" in words[:index] or (index and en.number(words[index - 1]) is not None)))
         if marker:
             return _keys(words[:index]), _keys(words[index + 1:])
     return None
@@ -512,9 +515,9 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
     * ``reference`` — the same "here"/"there" and "or", no "he" against "she", the same
       question word where both have one (``_same_reference``);
     * ``participants`` — the same people and names in the same roles (``_same_roles``);
-    * ``order`` — the same words before and after "than", "but", "rather", "over" (after
-      "prefer") and "to" (after "from"): "taller than Ana" is not "Ana is taller than"
-      (``_sides``);
+    * ``order`` — where both have "than", "but", "rather", "over" or "to" after "prefer",
+      or "to" after "from" or a number, the same words before and after it: "taller than
+      Ana" is not "Ana is taller than" (``_sides``);
     * ``content`` — every other content word of one side is accounted for on the other
       (``_accounted``): the same word, another inflection or derivation of it (shared stem),
       its British or American spelling, the adjective of a quality noun, or a compound of
@@ -555,7 +558,8 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
         return Verdict("reference")
     if not _same_roles(pa, pb):
         return Verdict("participants")
-    if _sides(pa) != _sides(pb):
+    sides_a, sides_b = _sides(pa), _sides(pb)
+    if sides_a and sides_b and sides_a != sides_b:
         return Verdict("order")
     if pa.light and pb.light and pa.light != pb.light:
         return Verdict("content")
