@@ -127,6 +127,8 @@ PAIRS = [
     ("light_verb", "The owner gets headaches.", "The owner makes headaches."),
     ("light_verb", "The owner puts sugar in coffee.", "The owner takes sugar in coffee."),
     ("light_verb", "The owner does the dishes on Sundays.", "The owner makes the dishes on Sundays."),
+    ("light_verb", "The owner went to Paris.", "The owner had Paris."),
+    ("light_verb", "The owner made bread.", "The owner had bread."),
     ("reference", "The owner calls him on Sundays.", "The owner calls her on Sundays."),
     ("reference", "The owner lives here.", "The owner lives there."),
     ("reference", "The owner's son likes his teacher.", "The owner's son likes her teacher."),

@@ -26,10 +26,10 @@ there here who which whose whom what whenever when where how also just
 # say different things ("makes bread" is not "has bread", "goes to Paris" not "has Paris");
 # have, take, get and use are one ("takes piano lessons" / "has piano lessons", "uses oat
 # milk" / "takes oat milk").
-LIGHT_SENSE = {form: sense for sense, forms in {
-    "have": "have has having take takes taking get gets getting use uses used using",
-    "do": "do does doing", "make": "make makes making", "keep": "keep keeps keeping", "go": "go goes going",
-    "put": "put puts putting",
+LIGHT_SENSE = {form: sense for sense, forms in {  # past forms too: the tense guard reads the tense apart
+    "have": "have has having had take takes taking took taken get gets getting got gotten use uses used using",
+    "do": "do does doing did done", "make": "make makes making made", "keep": "keep keeps keeping kept",
+    "go": "go goes going went gone", "put": "put puts putting",
 }.items() for form in forms.split()}
 LIGHT = frozenset(LIGHT_SENSE)
 NEGATION = frozenset("not no never n't none nobody nothing neither nor cannot without don't doesn't didn't isn't"

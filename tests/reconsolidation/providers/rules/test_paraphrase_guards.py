@@ -119,6 +119,7 @@ CASES = [
      "The owner's bedroom is around 23:00."),
     # light verbs: none against one is free, two different ones are not ("takes"/"has" are one)
     ("content", ("The owner takes piano lessons.", "The owner has piano lessons."), "The owner makes piano lessons."),
+    ("content", ("The owner took piano lessons.", "The owner had piano lessons."), "The owner made piano lessons."),
     ("content", ("The owner goes swimming on Fridays.", "The owner swims on Fridays."),
      "The owner does swimming on Fridays."),
     ("reference", ("The owner calls him on Sundays.", "On Sundays the owner calls him."),
