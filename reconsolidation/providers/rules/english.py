@@ -33,36 +33,36 @@ LIGHT_SENSE = {form: sense for sense, forms in {  # past forms too: the tense gu
 }.items() for form in forms.split()}
 LIGHT = frozenset(LIGHT_SENSE)
 NEGATION = frozenset("not no never n't none nobody nothing neither nor cannot without don't doesn't didn't isn't"
-                      " aren't wasn't weren't won't can't hasn't haven't".split())
+                     " aren't wasn't weren't won't can't hasn't haven't".split())
 MODAL = frozenset("might may could would will shall should must can ought 'll 'd going maybe perhaps probably"
-                   " possibly likely unlikely certainly definitely".split())
+                  " possibly likely unlikely certainly definitely".split())
 PAST_AUX = frozenset("was were had did".split())
 IRREGULAR_PAST = frozenset("""
 went came saw knew thought told became left felt brought began kept held wrote stood heard ran met paid sat spoke
 lay led grew lost fell sent built understood drew broke spent rose drove bought wore chose sold taught caught fought
-threw slept flew forgot ate drank swam sang rode won gave found took made got said sang hid bit shook woke froze
+threw slept flew forgot ate drank swam sang rode won gave found took made got said hid bit shook woke froze
 """.split())
 STATUS = frozenset("former formerly ex old new previous previously current currently now still anymore longer"
-                    " again recently lately".split())
+                   " again recently lately".split())
 COMPARISON = frozenset("before after earlier later than more less fewer most least under over above below until till"
-                        " since by within up only exactly almost nearly beyond past prior".split())
+                       " since by within up only exactly almost nearly beyond past prior".split())
 # Approximators: one class, so "around 23:00" is "about 23:00".
 APPROX = frozenset("about around approximately roughly circa".split())
 # "to" is also the infinitive and a complement ("allergic to"): a direction differs only when one
 # side says where from (or out, away, back).
 DIRECTION = frozenset("from out away off back".split())
 FREQUENCY = frozenset("once twice thrice always usually often sometimes rarely seldom occasionally never daily weekly"
-                       " monthly yearly annually nightly hourly fortnightly biweekly regularly frequently most other"
-                       " normally generally typically ordinarily"
-                       " alternate next last coming".split())
+                      " monthly yearly annually nightly hourly fortnightly biweekly regularly frequently most other"
+                      " normally generally typically ordinarily"
+                      " alternate next last coming".split())
 HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on Mondays"
 # A rate says its period's frequency word: "every day", "each day", "per day" and, after a
 # quantity, "a day" ("two cups of coffee a day") are "daily". ("a day" with no quantity
 # before it is one day: "took a day off".)
 PERIODIC = {"day": "daily", "week": "weekly", "month": "monthly", "year": "yearly", "night": "nightly",
-             "hour": "hourly"}
+            "hour": "hourly"}
 SAME_FREQUENCY = {"annually": "yearly", "normally": "usually", "generally": "usually", "typically": "usually",
-                   "ordinarily": "usually", "frequently": "often"}
+                  "ordinarily": "usually", "frequently": "often"}
 ARTICLES = frozenset(("a", "an"))
 # "twice a week" is "two times a week"; "once" is a count only before a rate ("once a
 # month"), otherwise it may mean "formerly" ("once lived in Paris").
@@ -83,26 +83,30 @@ stepson stepdaughter stepmother stepfather baby twin family in-law
 ROLE = frozenset("work personal private business home office professional job school".split())
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
+          "november", "december")
 DAYPARTS = frozenset("morning afternoon evening night noon midnight weekend weekday weeknight summer winter spring"
-                      " autumn today tomorrow yesterday tonight".split())
+                     " autumn today tomorrow yesterday tonight".split())
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen"
     " eighteen nineteen twenty".split())}
 NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
-                      "ninety": "90", "hundred": "100", "thousand": "1000", "million": "1000000", "half": "0.5",
-                      "dozen": "12", "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
-                      "a couple": "2", "quarter": "0.25", "single": "1", "double": "2"})
+                     "ninety": "90", "hundred": "100", "thousand": "1000", "million": "1000000", "half": "0.5",
+                     "dozen": "12", "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
+                     "a couple": "2", "quarter": "0.25", "single": "1", "double": "2"})
 UNITS = {"eur": "eur", "euro": "eur", "euros": "eur", "€": "eur", "usd": "usd", "dollar": "usd", "dollars": "usd",
-          "$": "usd", "gbp": "gbp", "pound": "gbp", "pounds": "gbp", "£": "gbp", "%": "percent", "percent": "percent",
-          "km": "km", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km", "kg": "kg",
-          "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg", "minute": "min", "minutes": "min",
-          "min": "min", "mins": "min", "hour": "hour", "hours": "hour", "day": "day", "days": "day", "week": "week",
-          "weeks": "week", "month": "month", "months": "month", "year": "year", "years": "year", "cup": "cup",
-          "cups": "cup", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "metre": "m", "metres": "m",
-          "meter": "m", "meters": "m", "mile": "mile", "miles": "mile"}
+         "$": "usd", "gbp": "gbp", "pound": "gbp", "pounds": "gbp", "£": "gbp", "%": "percent", "percent": "percent",
+         "km": "km", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km", "kg": "kg",
+         "kilo": "kg", "kilos": "kg", "kilogram": "kg", "kilograms": "kg", "minute": "min", "minutes": "min",
+         "min": "min", "mins": "min", "hour": "hour", "hours": "hour", "day": "day", "days": "day", "week": "week",
+         "weeks": "week", "month": "month", "months": "month", "year": "year", "years": "year", "cup": "cup",
+         "cups": "cup", "litre": "l", "litres": "l", "liter": "l", "liters": "l", "metre": "m", "metres": "m",
+         "meter": "m", "meters": "m", "mile": "mile", "miles": "mile"}
 TIME_UNITS = frozenset(("min", "hour", "day", "week", "month", "year"))
+
+
 def number(token: str) -> Optional[str]:
+    """A number word or figure as one form ("ten" and "10" are "10", "7pm" and "19:00" are
+    "19:00", "1,200" is "1200"), or None for a word that is no number."""
     if token[:1].isdigit():
         value = re.sub(r"(st|nd|rd|th|h)$", "", token)
         value = value.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", value) else value
@@ -134,6 +138,7 @@ def stem(word: str) -> str:
 
 
 def singular(word: str) -> str:
+    """A crude singular ("cities" city, "children" child, "cats" cat; "glass" stays)."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith("ren") and word[:-3] in ("child",):
@@ -171,6 +176,7 @@ def american(word: str) -> str:
 
 
 def is_past(word: str) -> bool:
+    """A past form: an irregular past, a past auxiliary, or a word in "-ed"."""
     return word in IRREGULAR_PAST or word in PAST_AUX or (word.endswith("ed") and len(word) > 4)
 
 

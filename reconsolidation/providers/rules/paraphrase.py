@@ -569,8 +569,9 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
         return Verdict("", MATCH_REORDERED if same_words else MATCH_WORD_FORMS)
     said = frozenset(en.american(word) for word in pa.words + pb.words) | (
         _WHEN_HEADS if pa.numbers or pa.calendar else frozenset())
-    if all(_accounted(word, pb, _topic(b), said) for word in only_a) and all(_accounted(word, pa, _topic(a), said)
-                                                                                for word in only_b):
+    topic_a, topic_b = _topic(a), _topic(b)  # once, not once per differing word
+    if all(_accounted(word, pb, topic_b, said) for word in only_a) and all(
+            _accounted(word, pa, topic_a, said) for word in only_b):
         return Verdict("", MATCH_WORD_FORMS)
     return Verdict("content")
 
