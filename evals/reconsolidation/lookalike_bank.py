@@ -25,13 +25,15 @@ differs changes the claim. Kinds (``KINDS``):
   ("taller than Ana" / "Ana is taller than"): the guards once compared words as sets
   (``lookalike-bank@3``);
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
-  "falls on" a date, "a member of", "works at" a name), a changed person, time, status
-  or thing (added with those readings, ``lookalike-bank@2``);
+  "falls on" a date, "a member of", "works at" a name, "follows a vegan diet"), a changed
+  person, time, status or thing (added with those readings, ``lookalike-bank@2``; the diets
+  ``@4``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
-  "comes from"; "works as"; "intolerant"/"intolerance"; "goes to"/"attends"), a changed
-  relation, period, tense, number of people or word (``lookalike-bank@3``).
+  "comes from"; "works as"; "intolerant"/"intolerance"; "goes to"/"attends"; "hopes to",
+  "wishes to" and "would love to" as "wants to"), a changed relation, period, tense, number
+  of people or word (``lookalike-bank@3``; the volition verbs ``@4``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -52,7 +54,7 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@3"
+VERSION = "lookalike-bank@4"
 KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
          "order", "construction", "variant")
 
@@ -154,6 +156,19 @@ PAIRS = [
     ("construction", "The owner works for Sam.", "The owner is Sam's employer."),
     ("construction", "The owner works at Sam's.", "The owner is Sam's employer."),
     ("construction", "The owner works at Meridian.", "The owner's former employer is Meridian."),
+    ("construction", "The owner follows a vegetarian diet.", "The owner follows a vegan diet."),
+    ("construction", "The owner follows a vegan diet.", "The owner is vegetarian."),
+    ("construction", "The owner followed a vegetarian diet.", "The owner is vegetarian."),
+    ("construction", "The owner follows a strict diet.", "The owner is strict."),
+    ("construction", "The owner follows a vegetarian diet.", "The owner cooks vegetarian food."),
+    ("construction", "The owner is on a vegan diet.", "The owner's daughter is vegan."),
+    ("variant", "The owner hopes to visit Rome.", "The owner plans to visit Rome."),
+    ("variant", "The owner wishes to move to Porto.", "The owner expects to move to Porto."),
+    ("variant", "The owner would love to visit Rome.", "The owner loves to visit Rome."),
+    ("variant", "The owner would love to sing in a choir.", "The owner would hate to sing in a choir."),
+    ("variant", "The owner hopes to visit Rome.", "The owner hoped to visit Rome."),
+    ("variant", "The owner hopes to leave Oslo.", "The owner wants to visit Oslo."),
+    ("variant", "The owner wants to see the northern lights.", "The owner dreams of seeing the northern lights."),
     ("variant", "The owner's mum lives in Porto.", "The owner's dad lives in Porto."),
     ("variant", "The owner's grandma lives in Ghent.", "The owner's grandpa lives in Ghent."),
     ("variant", "The owner has two kids.", "The owner has two grandchildren."),

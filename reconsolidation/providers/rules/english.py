@@ -81,6 +81,15 @@ uncle niece nephew cousin friend colleague coworker boss manager neighbour neigh
 stepson stepdaughter stepmother stepfather baby twin family in-law
 """.split()) | frozenset(SAME_RELATION)
 ROLE = frozenset("work personal private business home office professional job school".split())
+# Volition: "hopes to visit", "wishes to visit", "would love to visit" and "'d like to visit" say
+# what "wants to visit" says (the modal of "would like" is politeness, not uncertainty). Not
+# "plans", "expects" or "intends": those say what will happen, not what is wished for; nor
+# "dreams of", which may be a dream; nor "loves to", which says a habit.
+VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d", "love")} | {
+    (form,) for form in "hope hopes hoping hoped wish wishes wishing wished".split()})
+# Diets that also name the person who keeps them: "follows a vegan diet" is "is vegan".
+DIETS = frozenset("vegetarian vegan pescatarian pescetarian flexitarian fruitarian".split())
+KEEPS_DIET = frozenset("follow follows following keep keeps keeping eat eats eating".split())
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")

@@ -36,7 +36,7 @@ from reconsolidation.providers.rules import english as en
 from reconsolidation.sources import SourceView
 from reconsolidation.providers.rules.equivalence import equivalence_key, normalize
 
-VERSION = "paraphrase-guards@3"
+VERSION = "paraphrase-guards@4"
 GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", "modality", "tense", "status",
           "comparison", "direction", "relation", "role", "reference", "participants", "order", "content")
 # What matched, the finite reason code a proposal carries (each at most 40 characters).
@@ -62,6 +62,7 @@ _DATE_WINDOW = 3  # "falls on [the] 3rd [of] June": a date within this many word
 _WORKS = frozenset(("work", "works"))
 _COMES = frozenset(("come", "comes"))
 _NAMING = frozenset(("called", "named"))
+_KEPT_DIETS = frozenset((article, diet, "diet") for article in en.ARTICLES for diet in en.DIETS)
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,10 @@ def _parse(text: str) -> _Parsed:
         if token in _WORKS and _works_at_name(tokens, index) and not any(w.startswith("employ") for w in words):
             content.add("employer")  # "works at Meridian" is "Meridian is the employer"
             continue
+        if token == "diet" and index and words[index - 1] in en.DIETS:
+            continue  # "a vegan diet" is what "vegan" says
+        if token in en.KEEPS_DIET and words[index + 1:index + 4] in _KEPT_DIETS:
+            continue  # "follows a vegan diet" is "is vegan"
         if (token in _WORKS and following == "as") or (token in _COMES and following == "from"):
             continue  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
         if token in _NAMING and _naming(tokens, index):
@@ -583,8 +588,9 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
 _SYNONYM_RETRY = frozenset(("content", "comparison", "direction", "modality", "participants"))
 _SPAN_MAX = 3  # words in one substituted phrase ("takes care of" is two plus a function word)
 _SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, not a paraphrase
-# English periphrases one verb says; the modal here is politeness, not uncertainty.
-_PERIPHRASES = {("would", "like"): ("want",), ("member", "of"): ("belong",), ("members", "of"): ("belong",)}
+# English periphrases one verb says, and the volition verbs that say "want" (``en.VOLITION``).
+_PERIPHRASES = {("member", "of"): ("belong",), ("members", "of"): ("belong",)} | {
+    phrase: ("want",) for phrase in en.VOLITION}
 _UNSUBSTITUTABLE = (en.NEGATION | en.MODAL | en.PAST_AUX | en.STATUS | en.FREQUENCY | en.HABIT | en.APPROX | en.RELATION
                     | frozenset(en.WEEKDAYS) | frozenset(en.MONTHS) | en.DAYPARTS | frozenset(en.UNITS))
 _PLACEHOLDER = "qxsyn{}q"  # letters only, so it is one content token the same on both sides
@@ -674,7 +680,8 @@ def check(a: SourceView, b: SourceView) -> Verdict:
     synonym never hides a number, name, date, negation, modality, tense, status, comparison,
     direction, relation, role or participant difference. Similarity alone never establishes
     equivalence: a word pair counts only when WordNet lists the one's dominant sense as a
-    sense of the other, and antonyms, kinds of each other and siblings are refused."""
+    sense of the other (or a periphrase or volition verb says the other, ``_PERIPHRASES``),
+    and antonyms, kinds of each other and siblings are refused."""
     verdict = _check(a, b)
     if verdict.ok or verdict.refused not in _SYNONYM_RETRY:
         return verdict

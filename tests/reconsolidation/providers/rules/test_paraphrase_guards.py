@@ -143,6 +143,10 @@ CASES = [
     ("participants", ("Sam's sister is the owner's friend.", "The owner's friend is Sam's sister."),
      "The owner's sister is Sam's friend."),
     ("participants", ("Sam is the owner's manager.", "The owner's manager is Sam."), "The owner is Sam's manager."),
+    ("negation", ("The owner follows a vegan diet.", "The owner is vegan."), "The owner is not vegan."),
+    ("tense", ("Dana is on a vegetarian diet.", "Dana is vegetarian."), "Dana was vegetarian."),
+    ("relation", ("The owner keeps a vegetarian diet.", "The owner is vegetarian."), "The owner's son is vegetarian."),
+    ("content", ("The owner follows a vegan diet.", "The owner is vegan."), "The owner follows a vegetarian diet."),
 ]
 
 

@@ -23,6 +23,8 @@ from tests.reconsolidation.work_builders import active_members, approve, by_kind
     ("The owner bought a sofa.", "The owner purchased a couch.", (("bought", "purchased"), ("sofa", "couch"))),
     ("The owner's doctor works in Ghent.", "The owner's physician works in Ghent.", (("doctor", "physician"),)),
     ("The owner hates loud films.", "The owner detests loud movies.", (("hates", "detests"), ("films", "movies"))),
+    ("The owner wants to visit Rome.", "The owner hopes to visit Rome.", (("wants", "hopes"),)),
+    ("The owner would love to visit Rome.", "The owner wishes to visit Rome.", (("would love", "wishes"),)),
 ])
 def test_synonyms_in_their_dominant_sense_match_and_each_substitution_is_named(a, b, said):
     verdict = paraphrase.check(view(a, 1), view(b, 2))
@@ -41,6 +43,10 @@ def test_synonyms_in_their_dominant_sense_match_and_each_substitution_is_named(a
     ("The owner's doctor is Sam.", "Sam's physician is the owner.", "participants"),
     ("The owner's sister bought a sofa.", "The owner's brother purchased a couch.", "relation"),
     ("The owner wants tea.", "The owner desires coffee.", "content"),
+    ("The owner hopes to visit Rome.", "The owner plans to visit Rome.", "content"),  # a plan is no wish
+    ("The owner would love to visit Rome.", "The owner loves to visit Rome.", "modality"),  # a habit
+    ("The owner hopes to visit Rome.", "The owner hoped to visit Rome.", "tense"),
+    ("The owner hopes to visit Rome.", "Sam hopes to visit Rome.", "entities"),
 ])
 def test_every_guard_still_applies_after_a_substitution(a, b, guard):
     assert paraphrase.check(view(a, 1), view(b, 2)).refused == guard
