@@ -41,6 +41,7 @@ IRREGULAR_PAST = frozenset("""
 went came saw knew thought told became left felt brought began kept held wrote stood heard ran met paid sat spoke
 lay led grew lost fell sent built understood drew broke spent rose drove bought wore chose sold taught caught fought
 threw slept flew forgot ate drank swam sang rode won gave found took made got said hid bit shook woke froze
+dreamt learnt spelt burnt leapt knelt smelt spoilt dwelt spilt
 """.split())
 STATUS = frozenset("former formerly ex old new previous previously current currently now still anymore longer"
                    " again recently lately".split())
@@ -81,12 +82,14 @@ uncle niece nephew cousin friend colleague coworker boss manager neighbour neigh
 stepson stepdaughter stepmother stepfather baby twin family in-law
 """.split()) | frozenset(SAME_RELATION)
 ROLE = frozenset("work personal private business home office professional job school".split())
-# Volition: "hopes to visit", "wishes to visit", "would love to visit" and "'d like to visit" say
-# what "wants to visit" says (the modal of "would like" is politeness, not uncertainty). Not
+# Volition: "hopes to visit", "wishes to visit", "would love to visit", "'d like to visit" and
+# "dreams of visiting" say what "wants to visit" says (the modal of "would like" is politeness,
+# not uncertainty; "dream of" is the idiom of aspiration, "dream about" the night's dream). Not
 # "plans", "expects" or "intends": those say what will happen, not what is wished for; nor
-# "dreams of", which may be a dream; nor "loves to", which says a habit.
+# "loves to", which says a habit.
 VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d", "love")} | {
-    (form,) for form in "hope hopes hoping hoped wish wishes wishing wished".split()})
+    (form,) for form in "hope hopes hoping hoped wish wishes wishing wished".split()} | {
+    (form, "of") for form in "dream dreams dreaming".split()})
 # Diets that also name the person who keeps them: "follows a vegan diet" is "is vegan".
 DIETS = frozenset("vegetarian vegan pescatarian pescetarian flexitarian fruitarian".split())
 KEEPS_DIET = frozenset("follow follows following keep keeps keeping eat eats eating".split())

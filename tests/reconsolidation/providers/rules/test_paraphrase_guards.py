@@ -144,6 +144,9 @@ CASES = [
      "The owner's sister is Sam's friend."),
     ("participants", ("Sam is the owner's manager.", "The owner's manager is Sam."), "The owner is Sam's manager."),
     ("negation", ("The owner follows a vegan diet.", "The owner is vegan."), "The owner is not vegan."),
+    ("tense", ("The owner dreams of sailing to Norway.", "The owner hopes to sail to Norway."),
+     "The owner dreamt of sailing to Norway."),  # a British past in -t
+    ("tense", ("The owner learns Spanish.", "The owner is learning Spanish."), "The owner learnt Spanish."),
     ("tense", ("Dana is on a vegetarian diet.", "Dana is vegetarian."), "Dana was vegetarian."),
     ("relation", ("The owner keeps a vegetarian diet.", "The owner is vegetarian."), "The owner's son is vegetarian."),
     ("content", ("The owner follows a vegan diet.", "The owner is vegan."), "The owner follows a vegetarian diet."),
