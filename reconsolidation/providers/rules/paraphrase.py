@@ -52,13 +52,10 @@ FIELDS = ("attribution", "scope", "portable", "polarity", "belief_type", "claim_
 _WORD = re.compile(r"[0-9]+(?:[.,:][0-9]+)*(?:st|nd|rd|th|am|pm|h)?|[^\W\d_]+(?:[-'][^\W\d_]+)*|[€$£%]")
 
 _ROLE_STEMS = frozenset(en.stem(word) for word in en.ROLE)
-# English constructions that say "is": "was born on 3 May" states a lasting fact (the
-# birthday), not a past state, and a date "falls on" a day ("the anniversary falls on 3 June").
+# Words of the constructions that say "is" (``_construction``).
 _BE_PAST = frozenset(("was", "were"))
 _FALLS = frozenset(("fall", "falls"))
 _DATE_WINDOW = 3  # "falls on [the] 3rd [of] June": a date within this many words of "on"
-# And one that names an employer: "works at Meridian" ("for" is left alone: "works for Sam"
-# and "is Sam's employer" are converses).
 _WORKS = frozenset(("work", "works"))
 _COMES = frozenset(("come", "comes"))
 _NAMING = frozenset(("called", "named"))
@@ -170,24 +167,11 @@ def _parse(text: str) -> _Parsed:
             past = True
             classes["status"].add("used_to")
             continue
-        if (token in _BE_PAST and following == "born") or (token in _FALLS and _dated(words, index)):
-            continue  # "was born" is a lasting fact, not a past state; "falls on 3 June" is "is on"
-        if token == "born":
-            content.add("birth")  # the word the nouns say: "birthday", "birthplace", "date of birth"
+        reading = _construction(tokens, words, index)
+        if reading is not None:
+            if reading:
+                content.add(reading)
             continue
-        if token in _WORKS and _works_at_name(tokens, index) and not any(w.startswith("employ") for w in words):
-            content.add("employer")  # "works at Meridian" is "Meridian is the employer"
-            continue
-        if token == "diet" and index and words[index - 1] in en.DIETS:
-            continue  # "a vegan diet" is what "vegan" says
-        if token in en.KEEPS_DIET and words[index + 1:index + 4] in _KEPT_DIETS:
-            continue  # "follows a vegan diet" is "is vegan"
-        if (token in _WORKS and following == "as") or (token in _COMES and following == "from"):
-            continue  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
-        if token in _NAMING and _naming(tokens, index):
-            continue  # "a cat called Miso", "is named Miso": a name, not a past act
-        if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
-            continue  # "the cat's name is Miso" is "the cat is called Miso"
         if en.UNITS.get(token) == "year" and following == "old" and index and en.number(words[index - 1]) is not None:
             aged = index + 1
             continue  # "34 years old" is the age 34
@@ -268,6 +252,30 @@ def _parse(text: str) -> _Parsed:
                    calendar=frozenset(calendar), frequency=frozenset(frequency), entities=frozenset(entities),
                    classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past,
                    content=frozenset(content), light=frozenset(light))
+
+
+def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...], index: int) -> Optional[str]:
+    """The word of a construction that says "is" at ``index``: '' when the word says nothing
+    beyond "is", the content word it says otherwise, None when it is no such construction.
+    Each is English grammar, with look-alikes beside it in ``evals/reconsolidation/lookalike_bank.py``."""
+    token = words[index]
+    following = words[index + 1] if index + 1 < len(words) else ""
+    if (token in _BE_PAST and following == "born") or (token in _FALLS and _dated(words, index)):
+        return ""  # "was born" is a lasting fact, not a past state; "falls on 3 June" is "is on"
+    if token == "born":
+        return "birth"  # the word the nouns say: "birthday", "birthplace", "date of birth"
+    if token in _WORKS and _works_at_name(tokens, index) and not any(w.startswith("employ") for w in words):
+        return "employer"  # "works at Meridian" is "Meridian is the employer" (not "works for Sam": a converse)
+    if (token == "diet" and index and words[index - 1] in en.DIETS) or (
+            token in en.KEEPS_DIET and words[index + 1:index + 4] in _KEPT_DIETS):
+        return ""  # "follows a vegan diet" is "is vegan"
+    if (token in _WORKS and following == "as") or (token in _COMES and following == "from"):
+        return ""  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
+    if token in _NAMING and _naming(tokens, index):
+        return ""  # "a cat called Miso", "is named Miso": a name, not a past act
+    if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
+        return ""  # "the cat's name is Miso" is "the cat is called Miso"
+    return None
 
 
 def _dated(words: Sequence[str], index: int) -> bool:
