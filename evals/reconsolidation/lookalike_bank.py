@@ -25,9 +25,9 @@ differs changes the claim. Kinds (``KINDS``):
   ("taller than Ana" / "Ana is taller than"): the guards once compared words as sets
   (``lookalike-bank@3``);
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
-  "falls on" a date, "a member of", "works at" a name, "follows a vegan diet"), a changed
-  person, time, status or thing (added with those readings, ``lookalike-bank@2``; the diets
-  ``@4``);
+  "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", a participle
+  after a present "is": "is based in"), a changed person, time, status or thing (added with
+  those readings, ``lookalike-bank@2``; the diets and participles ``@4``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
@@ -156,6 +156,11 @@ PAIRS = [
     ("construction", "The owner works for Sam.", "The owner is Sam's employer."),
     ("construction", "The owner works at Sam's.", "The owner is Sam's employer."),
     ("construction", "The owner works at Meridian.", "The owner's former employer is Meridian."),
+    ("construction", "The owner is retired.", "The owner retired."),
+    ("construction", "The owner is married to Sam.", "The owner married Sam."),
+    ("construction", "The table is made of oak.", "The table was made of oak."),
+    ("construction", "The owner is based in Porto.", "The owner was based in Porto."),
+    ("construction", "The owner is interested in chess.", "The owner used to be interested in chess."),
     ("construction", "The owner follows a vegetarian diet.", "The owner follows a vegan diet."),
     ("construction", "The owner follows a vegan diet.", "The owner is vegetarian."),
     ("construction", "The owner followed a vegetarian diet.", "The owner is vegetarian."),

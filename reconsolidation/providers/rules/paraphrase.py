@@ -234,8 +234,8 @@ def _parse(text: str) -> _Parsed:
         if en.stem(token) in _ROLE_STEMS:
             classes["role"].add(en.stem(token))
             continue
-        if en.is_past(token) and not (token.endswith("ed") and index and words[index - 1] in _ATTRIBUTIVE):
-            past = True  # not a participle before its noun: "the owner's preferred airline"
+        if en.is_past(token) and not _participle(words, index):
+            past = True
         if capital and token not in en.FUNCTION:  # a sentence-initial capital is settled in _entities
             entities.add(token)
             continue
@@ -415,6 +415,20 @@ def _keys(words: Sequence[str]) -> frozenset:
 _OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of something X has
 # After these an -ed word is an adjective before its noun, not a past tense.
 _ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())
+_BE_PRESENT = frozenset(("is", "are", "am"))
+
+
+def _participle(words: Sequence[str], index: int) -> bool:
+    """Whether the past form at ``index`` is a participle of a present statement: an -ed
+    adjective before its noun ("the owner's preferred airline"), or a participle after a
+    present "is", perhaps with an adverb between ("is based in Porto", "is happily married",
+    "is made of oak": a state now, not a past act; "was based" is past by its "was")."""
+    before = words[index - 1] if index else ""
+    if words[index].endswith("ed") and before in _ATTRIBUTIVE:
+        return True
+    if before.endswith("ly") and index >= 2:
+        before = words[index - 2]
+    return before in _BE_PRESENT
 
 
 def _copular(parsed: _Parsed) -> bool:

@@ -147,6 +147,12 @@ CASES = [
     ("tense", ("The owner dreams of sailing to Norway.", "The owner hopes to sail to Norway."),
      "The owner dreamt of sailing to Norway."),  # a British past in -t
     ("tense", ("The owner learns Spanish.", "The owner is learning Spanish."), "The owner learnt Spanish."),
+    # a participle after a present "is" is a state now ("is interested"); after "was", past
+    ("tense", ("The owner is interested in chess.", "The owner has an interest in chess."),
+     "The owner was interested in chess."),
+    ("tense", ("The owner is scared of dogs.", "The owner is frightened of dogs."), "The owner was scared of dogs."),
+    ("tense", ("The owner is happily married to Sam.", "The owner is married happily to Sam."),
+     "The owner happily married Sam."),
     ("tense", ("Dana is on a vegetarian diet.", "Dana is vegetarian."), "Dana was vegetarian."),
     ("relation", ("The owner keeps a vegetarian diet.", "The owner is vegetarian."), "The owner's son is vegetarian."),
     ("content", ("The owner follows a vegan diet.", "The owner is vegan."), "The owner follows a vegetarian diet."),
