@@ -90,7 +90,8 @@ ROLE = frozenset("work personal private business home office professional job sc
 VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d", "love")} | {
     (form,) for form in "hope hopes hoping hoped wish wishes wishing wished".split()} | {
     (form, "of") for form in "dream dreams dreaming".split()})
-# Diets that also name the person who keeps them: "follows a vegan diet" is "is vegan".
+# Diets that also name the person who keeps them: "follows a vegan diet" is "is vegan"; and
+# the verbs that say one is on a diet ("follows a low-carb diet" is "is on a low-carb diet").
 DIETS = frozenset("vegetarian vegan pescatarian pescetarian flexitarian fruitarian".split())
 KEEPS_DIET = frozenset("follow follows following keep keeps keeping eat eats eating".split())
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

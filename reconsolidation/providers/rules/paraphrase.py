@@ -59,7 +59,7 @@ _DATE_WINDOW = 3  # "falls on [the] 3rd [of] June": a date within this many word
 _WORKS = frozenset(("work", "works"))
 _COMES = frozenset(("come", "comes"))
 _NAMING = frozenset(("called", "named"))
-_KEPT_DIETS = frozenset((article, diet, "diet") for article in en.ARTICLES for diet in en.DIETS)
+_DIET_WINDOW = 4  # "follows a [strict low carb] diet": the diet within this many words of the article
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class _Parsed:
     frequency: frozenset
     entities: frozenset
     classes: MappingProxyType  # read-only: parses are cached and shared
-    past: bool
+    past: bool  # a past form: simple past, or perfect ("has lived", "has been living")
     content: frozenset  # content words left for alignment
     light: frozenset = frozenset()  # the light verbs' senses (``en.LIGHT_SENSE``)
 
@@ -234,7 +234,7 @@ def _parse(text: str) -> _Parsed:
         if en.stem(token) in _ROLE_STEMS:
             classes["role"].add(en.stem(token))
             continue
-        if en.is_past(token) and not _participle(words, index):
+        if (token == "been" and _perfect(words, index)) or (en.is_past(token) and not _participle(words, index)):
             past = True
         if capital and token not in en.FUNCTION:  # a sentence-initial capital is settled in _entities
             entities.add(token)
@@ -266,9 +266,10 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return "birth"  # the word the nouns say: "birthday", "birthplace", "date of birth"
     if token in _WORKS and _works_at_name(tokens, index) and not any(w.startswith("employ") for w in words):
         return "employer"  # "works at Meridian" is "Meridian is the employer" (not "works for Sam": a converse)
-    if (token == "diet" and index and words[index - 1] in en.DIETS) or (
-            token in en.KEEPS_DIET and words[index + 1:index + 4] in _KEPT_DIETS):
-        return ""  # "follows a vegan diet" is "is vegan"
+    if token == "diet" and index and words[index - 1] in en.DIETS:
+        return ""  # "a vegan diet" is what "vegan" says: "follows a vegan diet" is "is vegan"
+    if token in en.KEEPS_DIET and following in _DETERMINERS and "diet" in words[index + 2:index + 2 + _DIET_WINDOW]:
+        return ""  # "follows a low-carb diet" is "is on a low-carb diet"
     if (token in _WORKS and following == "as") or (token in _COMES and following == "from"):
         return ""  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
     if token in _NAMING and _naming(tokens, index):
@@ -416,6 +417,21 @@ _OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of someth
 # After these an -ed word is an adjective before its noun, not a past tense.
 _ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())
 _BE_PRESENT = frozenset(("is", "are", "am"))
+_HAVE_PRESENT = frozenset(("has", "have", "'ve"))
+# Words that may stand between "has" and "been" ("has never been", "has always been").
+_PERFECT_GAP = frozenset("already never just always ever recently lately".split())
+_PERFECT_GAP_MAX = 2
+
+
+def _perfect(words: Sequence[str], index: int) -> bool:
+    """Whether "been" at ``index`` makes a perfect with a present "has"/"have" before it ("has
+    been living", "has never been"): a past form, as the perfect of any other verb is ("has
+    lived" reads its "lived"), so "has been living" is "has lived" and "has been moved" is
+    "moved"."""
+    at = index - 1
+    while at >= 0 and index - 1 - at < _PERFECT_GAP_MAX and (words[at] in _PERFECT_GAP or words[at].endswith("ly")):
+        at -= 1
+    return at >= 0 and words[at] in _HAVE_PRESENT
 
 
 def _participle(words: Sequence[str], index: int) -> bool:

@@ -153,6 +153,11 @@ CASES = [
     ("tense", ("The owner is scared of dogs.", "The owner is frightened of dogs."), "The owner was scared of dogs."),
     ("tense", ("The owner is happily married to Sam.", "The owner is married happily to Sam."),
      "The owner happily married Sam."),
+    # "has been living" is a perfect, as "has lived" is
+    ("tense", ("The owner has lived in Porto since 2019.", "The owner has been living in Porto since 2019."),
+     "The owner lives in Porto since 2019."),
+    ("content", ("The owner follows a strict low-carb diet.", "The owner is on a strict low-carb diet."),
+     "The owner follows a strict low-fat diet."),
     ("tense", ("Dana is on a vegetarian diet.", "Dana is vegetarian."), "Dana was vegetarian."),
     ("relation", ("The owner keeps a vegetarian diet.", "The owner is vegetarian."), "The owner's son is vegetarian."),
     ("content", ("The owner follows a vegan diet.", "The owner is vegan."), "The owner follows a vegetarian diet."),
