@@ -32,8 +32,9 @@ differs changes the claim. Kinds (``KINDS``):
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
   "comes from"; "works as"; "intolerant"/"intolerance"; "goes to"/"attends"; "hopes to",
-  "wishes to" and "would love to" as "wants to"), a changed relation, period, tense, number
-  of people or word (``lookalike-bank@3``; the volition verbs ``@4``).
+  "wishes to" and "would love to" as "wants to"; "7 pm" as 19:00; British and American
+  words, "flat"/"apartment"), a changed relation, period, tense, number of people or word
+  (``lookalike-bank@3``; volition, clock times and dialect words ``@4``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -171,6 +172,13 @@ PAIRS = [
     ("construction", "The owner follows a strict diet.", "The owner is strict."),
     ("construction", "The owner follows a vegetarian diet.", "The owner cooks vegetarian food."),
     ("construction", "The owner is on a vegan diet.", "The owner's daughter is vegan."),
+    ("variant", "The owner wakes up at 7 pm.", "The owner wakes up at 7 am."),
+    ("variant", "The owner wakes up at 7 pm.", "The owner wakes up at 7:00."),
+    ("variant", "The owner eats at 6 o'clock.", "The owner eats at 18:00."),
+    ("variant", "The owner rents a flat in Leeds.", "The owner rents a house in Leeds."),
+    ("variant", "The owner's flat is in Leeds.", "The owner's office is in Leeds."),
+    ("variant", "The owner is on holiday in Spain.", "The owner was on vacation in Spain."),
+    ("order", "The owner prefers tea over coffee.", "The owner prefers coffee to tea."),
     ("variant", "The owner hopes to visit Rome.", "The owner plans to visit Rome."),
     ("variant", "The owner wishes to move to Porto.", "The owner expects to move to Porto."),
     ("variant", "The owner would love to visit Rome.", "The owner loves to visit Rome."),

@@ -175,6 +175,13 @@ _SPELLINGS = ((re.compile(r"(?<=\w{2})our(s|ed|ing|ite|ites|able)?$"), r"or\1", 
               (re.compile(r"(?<=\w{3})is(e|ed|es|ing|ation|ations)$"), r"iz\1", 7),
               (re.compile(r"(?<=\w{4})ogue(s)?$"), r"og\1", 7))
 _SAME_SPELLING = {"grey": "gray", "programme": "program", "programmes": "programs"}
+# British and American words for one thing (nouns none of whose other senses a statement would
+# put in the same place): "rents a flat" is "rents an apartment". Read as synonyms, so the
+# owner sees the substitution named.
+SAME_THING = {"flat": "apartment", "holiday": "vacation", "lorry": "truck", "nappy": "diaper", "pram": "stroller",
+              "postcode": "zipcode", "motorway": "highway", "rubbish": "trash", "timetable": "schedule",
+              "mobile": "cellphone", "cinema": "movies", "petrol": "gasoline", "aubergine": "eggplant",
+              "courgette": "zucchini", "coriander": "cilantro"}
 
 
 @functools.lru_cache(maxsize=65536)
@@ -186,6 +193,21 @@ def american(word: str) -> str:
         if len(word) >= shortest:
             word = pattern.sub(replacement, word)
     return word
+
+
+def clock(value: str, suffix: str) -> Optional[str]:
+    """A time told with "am", "pm" or "o'clock" after its number, as ``number`` writes times
+    ("7 pm" and "7:30 pm" are "19:00" and "19:30", "9 o'clock" is "9:00"); None otherwise."""
+    match = re.fullmatch(r"(\d{1,2})(?:[.:](\d{2}))?", value)
+    if match is None or suffix not in CLOCK_SUFFIXES or int(match.group(1)) > (23 if suffix == "o'clock" else 12):
+        return None
+    hours = int(match.group(1))
+    if suffix != "o'clock":
+        hours = hours % 12 + (12 if suffix == "pm" else 0)
+    return f"{hours}:{match.group(2) or '00'}"
+
+
+CLOCK_SUFFIXES = frozenset(("am", "pm", "o'clock"))
 
 
 def is_past(word: str) -> bool:

@@ -159,6 +159,7 @@ def _parse(text: str) -> _Parsed:
     light: set[str] = set()
     periodic = -1  # the period word of a rate ("every day"), said as "daily"
     aged = -1  # the "old" of "34 years old"
+    clocked = -1  # the "pm" of "7 pm"
     for index, (token, capital, _) in enumerate(tokens):
         single = en.singular(token)
         number = en.number(token)
@@ -188,6 +189,12 @@ def _parse(text: str) -> _Parsed:
             continue
         if token in ("time", "times") and index and en.number(words[index - 1]) is not None:
             continue  # "two times": the count is the number
+        if number is not None and (time := en.clock(token, following)):
+            numbers.append(time)  # "7 pm" is 19:00
+            clocked = index + 1
+            continue
+        if index == clocked:
+            continue
         if number is not None:
             numbers.append(number)
             continue
@@ -221,6 +228,8 @@ def _parse(text: str) -> _Parsed:
         if token in en.STATUS:
             classes["status"].add(token)
             continue
+        if token == "over" and any(word.startswith("prefer") for word in words[:index]):
+            continue  # "prefers tea over coffee" is "prefers tea to coffee": an order (``_sides``)
         if token in en.COMPARISON:
             classes["comparison"].add(token)
             continue
@@ -628,7 +637,8 @@ _SPAN_MAX = 3  # words in one substituted phrase ("takes care of" is two plus a 
 _SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, not a paraphrase
 # English periphrases one verb says, and the volition verbs that say "want" (``en.VOLITION``).
 _PERIPHRASES = {("member", "of"): ("belong",), ("members", "of"): ("belong",)} | {
-    phrase: ("want",) for phrase in en.VOLITION}
+    phrase: ("want",) for phrase in en.VOLITION} | {
+    (word + plural,): (thing + plural,) for word, thing in en.SAME_THING.items() for plural in ("", "s")}
 _UNSUBSTITUTABLE = (en.NEGATION | en.MODAL | en.PAST_AUX | en.STATUS | en.FREQUENCY | en.HABIT | en.APPROX | en.RELATION
                     | frozenset(en.WEEKDAYS) | frozenset(en.MONTHS) | en.DAYPARTS | frozenset(en.UNITS))
 _PLACEHOLDER = "qxsyn{}q"  # letters only, so it is one content token the same on both sides

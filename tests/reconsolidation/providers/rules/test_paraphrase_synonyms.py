@@ -25,6 +25,8 @@ from tests.reconsolidation.work_builders import active_members, approve, by_kind
     ("The owner hates loud films.", "The owner detests loud movies.", (("hates", "detests"), ("films", "movies"))),
     ("The owner wants to visit Rome.", "The owner hopes to visit Rome.", (("wants", "hopes"),)),
     ("The owner would love to visit Rome.", "The owner wishes to visit Rome.", (("would love", "wishes"),)),
+    ("The owner rents a flat in Leeds.", "The owner rents an apartment in Leeds.", (("flat", "apartment"),)),
+    ("The owner is on holiday in Spain.", "The owner is on vacation in Spain.", (("holiday", "vacation"),)),
 ])
 def test_synonyms_in_their_dominant_sense_match_and_each_substitution_is_named(a, b, said):
     verdict = paraphrase.check(view(a, 1), view(b, 2))
@@ -47,6 +49,8 @@ def test_synonyms_in_their_dominant_sense_match_and_each_substitution_is_named(a
     ("The owner would love to visit Rome.", "The owner loves to visit Rome.", "modality"),  # a habit
     ("The owner hopes to visit Rome.", "The owner hoped to visit Rome.", "tense"),
     ("The owner hopes to visit Rome.", "Sam hopes to visit Rome.", "entities"),
+    ("The owner rents a flat in Leeds.", "The owner rents two apartments in Leeds.", "numbers"),
+    ("The owner's flat is in Leeds.", "The owner's sister's apartment is in Leeds.", "relation"),
 ])
 def test_every_guard_still_applies_after_a_substitution(a, b, guard):
     assert paraphrase.check(view(a, 1), view(b, 2)).refused == guard
