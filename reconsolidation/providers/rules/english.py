@@ -180,7 +180,7 @@ _SAME_SPELLING = {"grey": "gray", "programme": "program", "programmes": "program
 # owner sees the substitution named.
 SAME_THING = {"flat": "apartment", "holiday": "vacation", "lorry": "truck", "nappy": "diaper", "pram": "stroller",
               "postcode": "zipcode", "motorway": "highway", "rubbish": "trash", "timetable": "schedule",
-              "mobile": "cellphone", "cinema": "movies", "petrol": "gasoline", "aubergine": "eggplant",
+              "cinema": "movies", "petrol": "gasoline", "aubergine": "eggplant",
               "courgette": "zucchini", "coriander": "cilantro"}
 
 
@@ -195,6 +195,9 @@ def american(word: str) -> str:
     return word
 
 
+CLOCK_SUFFIXES = frozenset(("am", "pm", "o'clock"))
+
+
 def clock(value: str, suffix: str) -> Optional[str]:
     """A time told with "am", "pm" or "o'clock" after its number, as ``number`` writes times
     ("7 pm" and "7:30 pm" are "19:00" and "19:30", "9 o'clock" is "9:00"); None otherwise."""
@@ -207,7 +210,11 @@ def clock(value: str, suffix: str) -> Optional[str]:
     return f"{hours}:{match.group(2) or '00'}"
 
 
-CLOCK_SUFFIXES = frozenset(("am", "pm", "o'clock"))
+def plural(noun: str) -> str:
+    """A regular English plural ("flat" flats, "lorry" lorries, "box" boxes)."""
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
 
 
 def is_past(word: str) -> bool:

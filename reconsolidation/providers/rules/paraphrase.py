@@ -638,7 +638,7 @@ _SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, no
 # English periphrases one verb says, and the volition verbs that say "want" (``en.VOLITION``).
 _PERIPHRASES = {("member", "of"): ("belong",), ("members", "of"): ("belong",)} | {
     phrase: ("want",) for phrase in en.VOLITION} | {
-    (word + plural,): (thing + plural,) for word, thing in en.SAME_THING.items() for plural in ("", "s")}
+    (form,): (thing,) for word, thing in en.SAME_THING.items() for form in (word, en.plural(word))}
 _UNSUBSTITUTABLE = (en.NEGATION | en.MODAL | en.PAST_AUX | en.STATUS | en.FREQUENCY | en.HABIT | en.APPROX | en.RELATION
                     | frozenset(en.WEEKDAYS) | frozenset(en.MONTHS) | en.DAYPARTS | frozenset(en.UNITS))
 _PLACEHOLDER = "qxsyn{}q"  # letters only, so it is one content token the same on both sides
