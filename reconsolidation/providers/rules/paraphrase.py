@@ -446,14 +446,16 @@ def _perfect(words: Sequence[str], index: int) -> bool:
 def _participle(words: Sequence[str], index: int) -> bool:
     """Whether the past form at ``index`` is a participle of a present statement: an -ed
     adjective before its noun ("the owner's preferred airline"), or a participle after a
-    present "is", perhaps with an adverb between ("is based in Porto", "is happily married",
-    "is made of oak": a state now, not a past act; "was based" is past by its "was")."""
+    present "is", perhaps with one word between that is no function word ("is based in Porto",
+    "is happily married", "is self-employed", "is not married", "is made of oak": a state now,
+    not a past act; "was based" is past by its "was"; "is where Sam lived" keeps its past, and
+    "is being repaired" is kept apart from "is repaired", a job not yet done)."""
     before = words[index - 1] if index else ""
     if words[index].endswith("ed") and before in _ATTRIBUTIVE:
         return True
-    if before.endswith("ly") and index >= 2:
-        before = words[index - 2]
-    return before in _BE_PRESENT
+    if before in _BE_PRESENT:
+        return True
+    return index >= 2 and before not in en.FUNCTION and words[index - 2] in _BE_PRESENT
 
 
 def _copular(parsed: _Parsed) -> bool:

@@ -153,6 +153,8 @@ CASES = [
     ("tense", ("The owner is scared of dogs.", "The owner is frightened of dogs."), "The owner was scared of dogs."),
     ("tense", ("The owner is happily married to Sam.", "The owner is married happily to Sam."),
      "The owner happily married Sam."),
+    ("tense", ("The owner is self-employed.", "The owner is self employed."), "The owner was self-employed."),
+    ("tense", ("The owner is not married.", "The owner isn't married."), "The owner was not married."),
     # "has been living" is a perfect, as "has lived" is
     ("tense", ("The owner has lived in Porto since 2019.", "The owner has been living in Porto since 2019."),
      "The owner lives in Porto since 2019."),
