@@ -25,9 +25,10 @@ differs changes the claim. Kinds (``KINDS``):
   ("taller than Ana" / "Ana is taller than"): the guards once compared words as sets
   (``lookalike-bank@3``);
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
-  "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", a participle
-  after a present "is": "is based in"), a changed person, time, status or thing (added with
-  those readings, ``lookalike-bank@2``; the diets and participles ``@4``);
+  "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", "suffers from",
+  a participle after a present "is": "is based in"), a changed person, time, status or thing
+  (added with those readings, ``lookalike-bank@2``; diets, "suffers from" and participles
+  ``@4``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
@@ -162,6 +163,9 @@ PAIRS = [
     ("construction", "The table is made of oak.", "The table was made of oak."),
     ("construction", "The owner is based in Porto.", "The owner was based in Porto."),
     ("construction", "The owner is self-employed.", "The owner was self-employed."),
+    ("construction", "The owner suffers from migraines.", "The owner suffered from migraines."),
+    ("construction", "The owner suffers from migraines.", "The owner causes migraines."),
+    ("construction", "The owner suffers from hay fever.", "The owner's son has hay fever."),
     ("construction", "The owner's car is being repaired.", "The owner's car is repaired."),
     ("construction", "The owner's flat is where Sam lived.", "The owner's flat is where Sam lives."),
     ("construction", "The owner is interested in chess.", "The owner used to be interested in chess."),

@@ -59,6 +59,7 @@ _DATE_WINDOW = 3  # "falls on [the] 3rd [of] June": a date within this many word
 _WORKS = frozenset(("work", "works"))
 _COMES = frozenset(("come", "comes"))
 _NAMING = frozenset(("called", "named"))
+_SUFFERS = frozenset(("suffer", "suffers", "suffering"))  # present forms only: "suffered" keeps its past
 _DIET_WINDOW = 4  # "follows a [strict low carb] diet": the diet within this many words of the article
 
 
@@ -279,6 +280,8 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "a vegan diet" is what "vegan" says: "follows a vegan diet" is "is vegan"
     if token in en.KEEPS_DIET and following in _DETERMINERS and "diet" in words[index + 2:index + 2 + _DIET_WINDOW]:
         return ""  # "follows a low-carb diet" is "is on a low-carb diet"
+    if (token in _SUFFERS and following == "from") or (token == "from" and index and words[index - 1] in _SUFFERS):
+        return ""  # "suffers from migraines" is "has migraines"
     if (token in _WORKS and following == "as") or (token in _COMES and following == "from"):
         return ""  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
     if token in _NAMING and _naming(tokens, index):

@@ -155,6 +155,9 @@ CASES = [
      "The owner happily married Sam."),
     ("tense", ("The owner is self-employed.", "The owner is self employed."), "The owner was self-employed."),
     ("tense", ("The owner is not married.", "The owner isn't married."), "The owner was not married."),
+    ("tense", ("The owner suffers from migraines.", "The owner gets migraines."), "The owner suffered from migraines."),
+    ("relation", ("The owner suffers from hay fever.", "The owner has hay fever."),
+     "The owner's son suffers from hay fever."),
     # "has been living" is a perfect, as "has lived" is
     ("tense", ("The owner has lived in Porto since 2019.", "The owner has been living in Porto since 2019."),
      "The owner lives in Porto since 2019."),
