@@ -17,12 +17,16 @@ import pytest
 from tests.acceptance import stack
 from tests.acceptance.bank import AcceptanceBank
 from tests.acceptance.client import Api
+from tests.acceptance.waiting import eventually
 
 pytestmark = pytest.mark.acceptance
 
 OWNERS = 4
 CLIENT_THREADS = 6
 PERIOD_SECONDS = 40
+# After the period, how long the first slice may still take: on a slow machine the workers may
+# not have reached a slice yet (the period bounds the load, not the dreaming it set off).
+SLICES_TIMEOUT = 300
 SERVER_ERROR = re.compile(r'HTTP/1\.[01]" 5\d\d ')  # an access-log line of a 5xx answer
 QUERIES = ("What do I drink in the afternoon?", "When do I run?", "Where does my sister live?",
            "How do I get to the office?", "Which units do I prefer?")
@@ -128,18 +132,24 @@ def test_two_web_workers_and_two_celery_workers_serve_several_busy_owners_withou
         dreamt = conn.execute("SELECT count(DISTINCT principal_id) FROM reconsolidation_reconsolidationjob"
                               " WHERE principal_id = ANY(%s::uuid[])", [[o.principal_id for o in owners]]).fetchone()[0]
         assert dreamt == OWNERS
-        # Each slice's spend from its first reservation to its last settlement: one owner's
-        # slices never overlap in time.
-        spans = conn.execute(
-            "SELECT principal_id, slice_token, min(reserved_at), max(coalesce(settled_at, reserved_at))"
-            " FROM reconsolidation_reconsolidationspend WHERE principal_id = ANY(%s::uuid[])"
-            " GROUP BY 1, 2 ORDER BY 1, 3", [[o.principal_id for o in owners]]).fetchall()
-    assert spans, "dreaming ran no slice during the period"
+
+    def slices() -> list[tuple]:
+        """Each slice's spend from its first reservation to its last settlement (a slice still
+        running ends, for now, at its reservation); empty until a slice has reserved."""
+        with product.database.connect() as conn:
+            spans = conn.execute(
+                "SELECT principal_id, slice_token, min(reserved_at), max(coalesce(settled_at, reserved_at))"
+                " FROM reconsolidation_reconsolidationspend WHERE principal_id = ANY(%s::uuid[])"
+                " GROUP BY 1, 2 ORDER BY 1, 3", [[o.principal_id for o in owners]]).fetchall()
+        return spans
+
+    spans = eventually(slices, timeout=SLICES_TIMEOUT, what="a dreaming slice")
     for (owner_a, _, _, end_a), (owner_b, _, start_b, _) in zip(spans, spans[1:]):
         if owner_a == owner_b:
             assert start_b >= end_a, "two slices of one owner overlapped"
-    workers_used = [worker for worker in product.workers if "dream_owner" in worker.log()]
-    assert len(workers_used) == 2, "both Celery workers took dreaming tasks"
+    eventually(lambda: all("dream_owner" in worker.log() for worker in product.workers), timeout=SLICES_TIMEOUT,
+               what="both Celery workers took dreaming tasks")
+    assert len(product.workers) == 2
     for service in product.services():
         log = service.log()
         assert "Traceback" not in log and not SERVER_ERROR.search(log), f"{service.name} logged a failure"
