@@ -229,7 +229,7 @@ def _parse(text: str) -> _Parsed:
         if token in en.STATUS:
             classes["status"].add(token)
             continue
-        if token == "over" and any(word.startswith("prefer") for word in words[:index]):
+        if token == "over" and _after_prefer(words, index):
             continue  # "prefers tea over coffee" is "prefers tea to coffee": an order (``_sides``)
         if token in en.COMPARISON:
             classes["comparison"].add(token)
@@ -289,6 +289,11 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
     if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
         return ""  # "the cat's name is Miso" is "the cat is called Miso"
     return None
+
+
+def _after_prefer(words: Sequence[str], index: int) -> bool:
+    """Whether a form of "prefer" comes before ``index``: there "over" and "to" mark an order."""
+    return any(word.startswith("prefer") for word in words[:index])
 
 
 def _dated(words: Sequence[str], index: int) -> bool:
@@ -411,7 +416,7 @@ def _sides(parsed: _Parsed) -> Optional[tuple[frozenset, frozenset]]:
     is none."""
     words = parsed.words
     for index, word in enumerate(words):
-        preferred = any(w.startswith("prefer") for w in words[:index])
+        preferred = _after_prefer(words, index)
         marker = word in _ORDER_MARKERS or (word in ("over", "to") and preferred) or (word == "to" and (
             "from" in words[:index] or (index and en.number(words[index - 1]) is not None)))
         if marker:
