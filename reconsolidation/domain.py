@@ -256,7 +256,9 @@ class InvalidationReceipt(Owned):
 
 
 class Coverage(Value):
-    """Scan coverage and model coverage, reported apart: one is never the other."""
+    """Scan coverage and model coverage, reported apart: one is never the other. A
+    checkpoint's report reads only the scan and the waiting work; the job's model counts
+    are None there ("not read", never 0) and read at the end of the slice."""
 
     generation: int
     generation_size: int  # creation keys up to the high watermark
@@ -267,22 +269,22 @@ class Coverage(Value):
     scan_complete: bool
     groups_queued: int
     not_selected: int
-    groups_pending: int
-    groups_processed: int  # completed | no_change
-    groups_failed: int
+    groups_pending: int  # the owner's model work waiting (pending or leased)
+    # Failed attempts on the groups still waiting (each group has at most
+    # RECON_MAX_GROUP_ATTEMPTS): one more, or a group ending, is progress.
+    failed_attempts: int
     model_complete: bool  # nothing pending and nothing left unselected in this generation
+    groups_processed: Optional[int] = None  # this job's groups: completed | no_change
+    groups_failed: Optional[int] = None
     # Model coverage: the anchors with related originals this job found (grouped, queued,
     # not selected, or a duplicate naming its group) and those whose group the model processed.
-    groupable_anchors: int = 0
-    groupable_processed: int = 0
-    # Failed attempts counted on the owner's groups (each group has at most
-    # RECON_MAX_GROUP_ATTEMPTS): one more is progress toward a terminal outcome.
-    failed_attempts: int = 0
+    groupable_anchors: Optional[int] = None
+    groupable_processed: Optional[int] = None
     # Model reach: the model-lane groups this job formed and those whose evidence a proposal
     # request actually carried to the provider. A group that ends with a durable outcome
     # without being sent (abstained, deferred, too large) counts in coverage, never in reach.
-    groups_formed: int = 0
-    groups_sent: int = 0
+    groups_formed: Optional[int] = None
+    groups_sent: Optional[int] = None
 
     @property
     def model_coverage(self) -> Optional[float]:

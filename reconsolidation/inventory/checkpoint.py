@@ -21,7 +21,7 @@ from reconsolidation.domain import (
 )
 from reconsolidation.errors import Conflict, Invalid
 from reconsolidation.inventory import sql
-from reconsolidation.inventory.coverage import coverage
+from reconsolidation.inventory.coverage import scan_coverage
 from reconsolidation.inventory.equivalence import carry_exact_sets, plan_equivalence_merges
 from reconsolidation.inventory.groups import queue_many
 from reconsolidation.inventory.lanes import (
@@ -241,5 +241,5 @@ def _report(principal: Principal, job: ReconsolidationJob, plan: SlicePlan, *, p
         changed_from=changed.cursor, changed_through=changed.next_cursor, groups_queued=queued,
         duplicates=tallies.get("duplicate", 0), no_neighbours=tallies.get("no_neighbours", 0),
         not_selected=tallies.get("not_selected", 0), excluded=tallies.get("excluded", 0),
-        job_completed=completed, coverage=coverage(principal, job),
+        job_completed=completed, coverage=scan_coverage(principal, job),
     )

@@ -116,15 +116,20 @@ CHANGED_RANGE_COUNT = f"""
     WHERE {OWNER} AND seq > %(after)s AND seq <= %(through)s
 """
 
-# Model coverage: pending work of the owner, processed and failed groups of this job.
-# Exact-key groups of the equivalence pass never wait for a model and are not model work.
-GROUP_COUNTS = """
-    SELECT (SELECT count(*) FROM reconsolidation_reconsolidationgroup
-            WHERE policy = %(policy)s AND state IN ('pending', 'leased')),
-           count(*) FILTER (WHERE state IN ('completed', 'no_change')),
-           count(*) FILTER (WHERE state = 'failed'),
-           (SELECT coalesce(sum(retry_count), 0) FROM reconsolidation_reconsolidationgroup
-            WHERE policy = %(policy)s)
+# The owner's model work still waiting (pending or leased groups) and the failed attempts
+# on it: read at every checkpoint, so through the pending index and bounded by the pending
+# cap, never by the owner's history. A failed attempt leaves its group waiting with one
+# more retry, or ends it: either way one of the two numbers moves (driver.made_progress).
+WAITING_GROUPS = """
+    SELECT count(*), coalesce(sum(retry_count), 0) FROM reconsolidation_reconsolidationgroup
+    WHERE policy = %(policy)s AND state IN ('pending', 'leased')
+"""
+
+# Model coverage: processed and failed groups of this job. Exact-key groups of the
+# equivalence pass never wait for a model and are not model work.
+JOB_GROUP_OUTCOMES = """
+    SELECT count(*) FILTER (WHERE state IN ('completed', 'no_change')),
+           count(*) FILTER (WHERE state = 'failed')
     FROM reconsolidation_reconsolidationgroup WHERE job_id = %(job_id)s AND origin = 'neighbours'
 """
 
@@ -133,7 +138,7 @@ GROUP_COUNTS = """
 # (completed, or sent and then timed out or interrupted). A deferred, refused or cancelled
 # call sent nothing, so its groups did not reach the model.
 #
-# Every checkpoint reports it, so its cost must not grow with the owner's history: only
+# Every slice reports it once, so its cost must not grow with the owner's history: only
 # spends of the job's days are read (a job's calls are reserved on or after its due day,
 # through the owner/day index), and the sent IDs are collected once and matched against the
 # job's groups in a hash join. Left to the planner, the join of every spend's expanded

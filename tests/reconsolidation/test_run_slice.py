@@ -266,4 +266,9 @@ def test_until_idle_counts_a_failed_attempt_as_progress_and_ends_with_the_groups
     runs, stopped = driver.run_until_idle(principal, lease_owner="test", store=store, process=refuse, now=day_one)
     assert stopped == "idle"
     assert runs[-1].groups_pending == 0 and runs[-1].coverage.groups_failed > 0
-    assert runs[-1].coverage.failed_attempts == bounds.RECON_MAX_GROUP_ATTEMPTS * runs[-1].coverage.groups_failed
+    assert runs[-1].coverage.failed_attempts == 0  # attempts are counted on waiting groups; none waits
+    assert any(run.coverage.failed_attempts > 0 for run in runs)  # a retried group waited in between
+    with owner_context(principal):
+        failed = ReconsolidationGroup.objects.filter(state="failed", origin="neighbours")
+        assert failed.count() == runs[-1].coverage.groups_failed
+        assert set(failed.values_list("retry_count", flat=True)) == {bounds.RECON_MAX_GROUP_ATTEMPTS}
