@@ -34,8 +34,9 @@ differs changes the claim. Kinds (``KINDS``):
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
   "comes from"; "works as"; "intolerant"/"intolerance"; "goes to"/"attends"; "hopes to",
   "wishes to" and "would love to" as "wants to"; "7 pm" as 19:00; British and American
-  words, "flat"/"apartment"), a changed relation, period, tense, number of people or word
-  (``lookalike-bank@3``; volition, clock times and dialect words ``@4``).
+  words, "flat"/"apartment"; "is going to" before a verb as "will"), a changed relation,
+  period, tense, number of people or word (``lookalike-bank@3``; volition, clock times and
+  dialect words ``@4``; "is going to" ``@5``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -56,7 +57,7 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@4"
+VERSION = "lookalike-bank@5"
 KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
          "order", "construction", "variant")
 
@@ -218,6 +219,11 @@ PAIRS = [
     ("variant", "The owner is lactose intolerant.", "The owner is gluten intolerant."),
     ("variant", "The owner's daughter attends the Montessori school.",
      "The owner's daughter leaves the Montessori school."),
+    ("variant", "The owner is going to move to Lisbon.", "The owner was going to move to Lisbon."),
+    ("variant", "The owner is going to sell the boat.", "The owner might sell the boat."),
+    ("variant", "The owner is going to sell the boat.", "The owner is going to buy the boat."),
+    ("variant", "The owner is going to the gym.", "The owner will go to the gym."),
+    ("variant", "The owner's son is going to study law.", "The owner's daughter will study law."),
     ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),
     ("role", "The owner works with Sam.", "The owner works for Sam."),
     ("role", "The owner plays tennis with Ana.", "The owner plays tennis against Ana."),

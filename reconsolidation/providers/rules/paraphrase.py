@@ -36,7 +36,7 @@ from reconsolidation.providers.rules import english as en
 from reconsolidation.sources import SourceView
 from reconsolidation.providers.rules.equivalence import equivalence_key, normalize
 
-VERSION = "paraphrase-guards@4"
+VERSION = "paraphrase-guards@5"
 GUARDS = ("fields", "numbers", "calendar", "frequency", "entities", "negation", "modality", "tense", "status",
           "comparison", "direction", "relation", "role", "reference", "participants", "order", "content")
 # What matched, the finite reason code a proposal carries (each at most 40 characters).
@@ -224,7 +224,7 @@ def _parse(text: str) -> _Parsed:
             classes["negation"].add("not")
             continue
         if token in en.MODAL:
-            classes["modality"].add(token.lstrip("'"))
+            classes["modality"].add("will" if _going_to(tokens, index) else token.lstrip("'"))
             continue
         if token in en.STATUS:
             classes["status"].add(token)
@@ -289,6 +289,21 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
     if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
         return ""  # "the cat's name is Miso" is "the cat is called Miso"
     return None
+
+
+def _going_to(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
+    """Whether "going" at ``index`` is the future of a present "is going to" before a verb:
+    "is going to move" says what "will move" says. Not "was going to move" (an intention
+    that is past: its "was" is a past), not a movement ("is going to the gym", "is going to
+    Lisbon": a determiner, a name or a number after "to"); a negation may stand between ("is
+    not going to move" is "will not move")."""
+    if tokens[index][0] != "going" or index + 2 >= len(tokens) or tokens[index + 1][0] != "to":
+        return False
+    verb, capital, _ = tokens[index + 2]
+    if capital or verb in _DETERMINERS or en.number(verb) is not None:
+        return False
+    before = [token for token, _, _ in tokens[max(0, index - 2):index] if token not in en.NEGATION]
+    return bool(before) and before[-1] in _BE_PRESENT
 
 
 def _after_prefer(words: Sequence[str], index: int) -> bool:
