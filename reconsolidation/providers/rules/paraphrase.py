@@ -258,6 +258,8 @@ def _parse(text: str) -> _Parsed:
         if token in en.FUNCTION:
             continue
         content.add(token)
+    if not classes["modality"] and _arranged(words):
+        classes["modality"].add("will")  # "is moving next year" is "will move next year"
     return _Parsed(words=words, numbers=frozenset(_count(numbers)), units=frozenset(units),
                    calendar=frozenset(calendar), frequency=frozenset(frequency), entities=frozenset(entities),
                    classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past,
@@ -304,6 +306,35 @@ def _going_to(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
         return False
     before = [token for token, _, _ in tokens[max(0, index - 2):index] if token not in en.NEGATION]
     return bool(before) and before[-1] in _BE_PRESENT
+
+
+# What makes a present progressive a future: a time ahead ("next week", "this coming June",
+# "tomorrow", "tonight", "soon").
+_AHEAD = frozenset(("tomorrow", "tonight", "soon"))
+_AHEAD_OF = frozenset(("next", "coming"))
+
+
+def _arranged(words: Sequence[str]) -> bool:
+    """Whether the statement is an arrangement: a present "is" before a verb in -ing (a
+    negation may stand between) and a time ahead. "Is moving to Lisbon next year" says what
+    "will move to Lisbon next year" says; "is moving to Lisbon" without the time may be
+    happening now, and "was moving" is past by its "was"."""
+    ahead = any(word in _AHEAD or (word in _AHEAD_OF and index + 1 < len(words) and _time_word(words[index + 1]))
+                for index, word in enumerate(words))
+    if not ahead:
+        return False
+    for index, word in enumerate(words[:-1]):
+        if word in _BE_PRESENT:
+            verb = words[index + 2] if words[index + 1] in en.NEGATION and index + 2 < len(words) else words[index + 1]
+            if verb.endswith("ing") and len(verb) > 4 and verb not in en.FUNCTION and verb not in en.MODAL:
+                return True
+    return False
+
+
+def _time_word(word: str) -> bool:
+    single = en.singular(word)
+    return (en.UNITS.get(word) in en.TIME_UNITS or single in en.WEEKDAYS or word in en.MONTHS
+            or single in en.DAYPARTS)
 
 
 def _after_prefer(words: Sequence[str], index: int) -> bool:

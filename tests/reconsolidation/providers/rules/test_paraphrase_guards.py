@@ -51,6 +51,8 @@ CASES = [
      "The owner might sell the boat."),
     ("modality", ("The owner is not going to renew the lease.", "The owner will not renew the lease."),
      "The owner was not going to renew the lease."),
+    ("modality", ("The owner is moving to Lisbon next year.", "The owner will move to Lisbon next year."),
+     "The owner might move to Lisbon next year."),
     ("tense", ("The owner lives in Utrecht.", "In Utrecht the owner lives."), "In Utrecht the owner lived."),
     ("tense", ("The owner goes to the gym.", "To the gym the owner goes."),
      "To the gym the owner went."),
