@@ -31,7 +31,7 @@ from reconsolidation import grouping
 from reconsolidation.domain import Coverage, GroupLease, JobLease, OperationView, SliceReport, Value
 from reconsolidation.errors import ReconsolidationDisabled
 from reconsolidation.inventory.checkpoint import slice_operations
-from reconsolidation.inventory.coverage import coverage
+from reconsolidation.inventory.coverage import coverage, scan_coverage
 from reconsolidation.models import ReconsolidationJob, ReconsolidationSpend
 from reconsolidation.providers import selection
 from reconsolidation.selectors.review_queue import review_queue
@@ -63,7 +63,8 @@ class SliceUsage(Value):
 class SliceRun(Value):
     """What one whole slice did: its inventory report, the operations recorded under its lease,
     how many groups it processed and why it stopped, the spend charged under its lease and
-    the coverage after the slice (scan and model coverage apart)."""
+    the scan coverage after the slice (the job's model counts are read by ``coverage_after``,
+    when reported)."""
 
     report: SliceReport
     operations: tuple[OperationView, ...]  # every operation recorded under the slice's lease
@@ -131,15 +132,24 @@ def _usage(audits) -> SliceUsage:
 
 def _after_slice(principal: Principal,
                  lease: JobLease) -> tuple[Coverage, Decimal, SliceUsage, tuple[OperationView, ...]]:
-    """Coverage once the slice's model work is done, what its lease was charged, its calls
-    and tokens, and every operation recorded under it (the equivalence pass's merges and
-    model work's alike)."""
+    """Scan coverage once the slice's model work is done, what its lease was charged, its
+    calls and tokens, and every operation recorded under it (the equivalence pass's merges
+    and model work's alike)."""
     with owner_context(principal):
         job = ReconsolidationJob.objects.get(id=lease.job_id)
         spends = ReconsolidationSpend.objects.filter(slice_token=lease.lease_token)
         charged = spends.aggregate(total=Sum("charged_usd"))["total"] or Decimal("0")
         usage = _usage(spends.values_list("call_audit", flat=True))
-        return coverage(principal, job), charged, usage, slice_operations(principal, lease.lease_token)
+        return scan_coverage(principal, job), charged, usage, slice_operations(principal, lease.lease_token)
+
+
+def coverage_after(run: SliceRun) -> Coverage:
+    """Every count of the run's job, model coverage and reach included: read when it is
+    reported (at the end of a pass, or per slice by ``dream``), not inside the slice, since
+    the counts read every receipt and group of the generation."""
+    principal = Principal(tenant_id=run.report.tenant_id, principal_id=run.report.principal_id)
+    with owner_context(principal):
+        return coverage(principal, ReconsolidationJob.objects.get(id=run.report.job_id))
 
 
 def _claim_batch(store: ReconsolidationStore, principal: Principal, lease: JobLease,
@@ -287,7 +297,7 @@ def pass_summary(runs: list[SliceRun], stopped: str) -> dict:
         **sum((run.usage for run in runs), start=SliceUsage()).model_dump(),
         "seconds": round(sum(run.seconds for run in runs), 3),
         "generation_complete": bool(runs) and runs[-1].generation_complete,
-        **({"coverage": coverage_json(runs[-1].coverage)} if runs else {}),
+        **({"coverage": coverage_json(coverage_after(runs[-1]))} if runs else {}),
     }
 
 

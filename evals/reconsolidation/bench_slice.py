@@ -336,7 +336,7 @@ def measure(principal, ids: list, *, busy: bool, progress, label: str, max_slice
     progress.close()
     timer.close()
     semantic.close()
-    coverage = last.coverage
+    coverage = driver.coverage_after(last)  # the job's model counts, read once after the slices
     outcomes = group_outcomes(principal)
     return {
         "slices": len(durations), "generation_complete": complete, "slices_bound_ceil_n_over_64": bound,

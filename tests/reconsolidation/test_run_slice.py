@@ -158,7 +158,7 @@ def test_a_group_that_crashes_three_times_fails_terminally(db, enabled, store, d
             slice_now(store, principal, now, process=crashing)
         now += LEASE + timedelta(seconds=1)
     last = slice_now(store, principal, now)  # its claim recovers the third crash: terminal
-    assert last.groups_processed == 0 and last.coverage.groups_failed == 1 and last.groups_pending == 0
+    assert last.groups_processed == 0 and driver.coverage_after(last).groups_failed == 1 and last.groups_pending == 0
     (group,) = groups_of(principal)
     assert group.state == "failed" and group.retry_count == bounds.RECON_MAX_GROUP_ATTEMPTS
 
@@ -265,10 +265,11 @@ def test_until_idle_counts_a_failed_attempt_as_progress_and_ends_with_the_groups
 
     runs, stopped = driver.run_until_idle(principal, lease_owner="test", store=store, process=refuse, now=day_one)
     assert stopped == "idle"
-    assert runs[-1].groups_pending == 0 and runs[-1].coverage.groups_failed > 0
+    final = driver.coverage_after(runs[-1])
+    assert runs[-1].groups_pending == 0 and final.groups_failed > 0
     assert runs[-1].coverage.failed_attempts == 0  # attempts are counted on waiting groups; none waits
     assert any(run.coverage.failed_attempts > 0 for run in runs)  # a retried group waited in between
     with owner_context(principal):
         failed = ReconsolidationGroup.objects.filter(state="failed", origin="neighbours")
-        assert failed.count() == runs[-1].coverage.groups_failed
+        assert failed.count() == final.groups_failed
         assert set(failed.values_list("retry_count", flat=True)) == {bounds.RECON_MAX_GROUP_ATTEMPTS}

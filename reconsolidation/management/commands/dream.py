@@ -64,7 +64,7 @@ def slice_json(number: int, run: driver.SliceRun) -> dict[str, Any]:
         **run.usage.model_dump(),  # calls, input_tokens, output_tokens
         "generation_complete": run.generation_complete,
         "seconds": run.seconds,
-        "coverage": driver.coverage_json(run.coverage),  # scan and model coverage apart
+        "coverage": driver.coverage_json(driver.coverage_after(run)),  # scan and model coverage apart
     }
 
 
