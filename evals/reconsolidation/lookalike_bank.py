@@ -34,9 +34,10 @@ differs changes the claim. Kinds (``KINDS``):
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
   "comes from"; "works as"; "intolerant"/"intolerance"; "goes to"/"attends"; "hopes to",
   "wishes to" and "would love to" as "wants to"; "7 pm" as 19:00; British and American
-  words, "flat"/"apartment"; "is going to" before a verb, and "is moving" with a time ahead, as "will"), a changed
-  relation, period, tense, number of people or word (``lookalike-bank@3``; volition, clock
-  times and dialect words ``@4``; the future ``@5``).
+  words, "flat"/"apartment"; "is going to" before a verb, and "is moving" with a time
+  ahead, as "will"; "is fond of" as "likes"; "afraid" and "frightened" as "scared"), a
+  changed relation, period, tense, number of people or word (``lookalike-bank@3``;
+  volition, clock times and dialect words ``@4``; the future and plainer words ``@5``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -227,6 +228,10 @@ PAIRS = [
     ("variant", "The owner is moving to Lisbon.", "The owner will move to Lisbon."),
     ("variant", "The owner is starting a new job next month.", "The owner started a new job last month."),
     ("variant", "The owner is visiting Rome tomorrow.", "The owner might visit Rome tomorrow."),
+    ("variant", "The owner is fond of jazz.", "The owner loves jazz."),
+    ("variant", "The owner is fond of jazz.", "The owner was fond of jazz."),
+    ("variant", "The owner is scared of spiders.", "The owner is terrified of spiders."),
+    ("variant", "The owner's daughter is afraid of dogs.", "The owner's daughter scared the dogs."),
     ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),
     ("role", "The owner works with Sam.", "The owner works for Sam."),
     ("role", "The owner plays tennis with Ana.", "The owner plays tennis against Ana."),

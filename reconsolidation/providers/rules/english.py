@@ -90,6 +90,11 @@ ROLE = frozenset("work personal private business home office professional job sc
 VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d", "love")} | {
     (form,) for form in "hope hopes hoping hoped wish wishes wishing wished".split()} | {
     (form, "of") for form in "dream dreams dreaming".split()})
+# Adjective phrases that say a plainer word: "is fond of jazz" is "likes jazz"; "afraid" and
+# "frightened" say "scared" ("is afraid of spiders" is "is scared of spiders"; the compact
+# WordNet tables know "scared", not "afraid"). Not "is keen on" (eager: also "wants"), "is
+# terrified of" (more than afraid) or "loves" (more than likes).
+PLAINER = {("fond", "of"): ("like",), ("afraid",): ("scared",), ("frightened",): ("scared",)}
 # Diets that also name the person who keeps them: "follows a vegan diet" is "is vegan"; and
 # the verbs that say one is on a diet ("follows a low-carb diet" is "is on a low-carb diet").
 DIETS = frozenset("vegetarian vegan pescatarian pescetarian flexitarian fruitarian".split())

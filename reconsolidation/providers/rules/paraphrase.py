@@ -691,8 +691,9 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
 _SYNONYM_RETRY = frozenset(("content", "comparison", "direction", "modality", "participants"))
 _SPAN_MAX = 3  # words in one substituted phrase ("takes care of" is two plus a function word)
 _SUBSTITUTIONS_MAX = 3  # more differing words than this is another sentence, not a paraphrase
-# English periphrases one verb says, and the volition verbs that say "want" (``en.VOLITION``).
-_PERIPHRASES = {("member", "of"): ("belong",), ("members", "of"): ("belong",)} | {
+# English periphrases one verb says, adjective phrases a plainer word says (``en.PLAINER``), and
+# the volition verbs that say "want" (``en.VOLITION``).
+_PERIPHRASES = {("member", "of"): ("belong",), ("members", "of"): ("belong",)} | en.PLAINER | {
     phrase: ("want",) for phrase in en.VOLITION} | {
     (form,): (thing,) for word, thing in en.SAME_THING.items() for form in (word, en.plural(word))}
 _UNSUBSTITUTABLE = (en.NEGATION | en.MODAL | en.PAST_AUX | en.STATUS | en.FREQUENCY | en.HABIT | en.APPROX | en.RELATION
@@ -746,19 +747,25 @@ def _rewrite(folded: str, pieces: list[_Piece], spans: list[tuple[int, int]]) ->
     return folded
 
 
+def _past_span(pieces: list[_Piece], span: tuple) -> bool:
+    """Whether a substituted span says a past: a past form that is no participle of a present
+    statement (``_participle``)."""
+    words = tuple(piece.token for piece in pieces)
+    return any(en.is_past(words[index]) and not _participle(words, index) for index in range(span[0], span[1]))
+
+
 def _synonyms(text_a: str, text_b: str) -> Optional[tuple[str, str, tuple[tuple[str, str], ...]]]:
     """Both statements with each pair of WordNet synonyms (``wordnet.relation``) replaced by one
     shared placeholder, longest phrases first, and the substitutions in the words said; None
-    when there is none. A substitution keeps tense: a past form pairs only with a past form."""
+    when there is none. A substitution keeps tense: a past form pairs only with a past form
+    (a participle after a present "is" is a state now: "is scared of" pairs with "is afraid of")."""
     folded_a, folded_b = _fold(text_a), _fold(text_b)
     pieces_a, pieces_b = _pieces(folded_a), _pieces(folded_b)
     words_a, words_b = {p.token for p in pieces_a}, {p.token for p in pieces_b}
     candidates = []
     for sa in _spans(pieces_a, words_b):
         for sb in _spans(pieces_b, words_a):
-            past_a = any(en.is_past(piece.token) for piece in pieces_a[sa[0]:sa[1]])
-            past_b = any(en.is_past(piece.token) for piece in pieces_b[sb[0]:sb[1]])
-            if past_a == past_b and _equivalent(sa, sb):
+            if _past_span(pieces_a, sa) == _past_span(pieces_b, sb) and _equivalent(sa, sb):
                 candidates.append((-(sa[1] - sa[0] + sb[1] - sb[0]), sa[0], sb[0], sa, sb))
     used_a: set[int] = set()
     used_b: set[int] = set()

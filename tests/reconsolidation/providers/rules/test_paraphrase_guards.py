@@ -67,6 +67,11 @@ CASES = [
     ("role", ("The owner's work phone is a Fairphone.", "The owner uses a Fairphone as work phone."),
      "The owner uses a Fairphone as personal phone."),
     ("content", ("The owner is allergic to cats.", "The owner has a cat allergy."), "The owner has a dog allergy."),
+    ("content", ("The owner is fond of jazz.", "The owner likes jazz."), "The owner loves jazz."),
+    ("content", ("The owner is scared of spiders.", "The owner is afraid of spiders."),
+     "The owner is terrified of spiders."),
+    ("tense", ("The owner's son is frightened of dogs.", "The owner's son is afraid of dogs."),
+     "The owner's son was afraid of dogs."),
     # "was born" and "falls on <a date>" say "is": the birthday, the day; a person, a past, still differ
     ("relation", ("The owner was born on 22 August.", "The owner's birthday is on 22 August."),
      "The owner's son was born on 22 August."),
