@@ -169,6 +169,10 @@ def _parse(text: str) -> _Parsed:
             past = True
             classes["status"].add("used_to")
             continue
+        if _expiry(words, index):
+            content.add("valid")  # "expires in March 2028" is "is valid until March 2028"
+            classes["comparison"].add("until")
+            continue
         reading = _construction(tokens, words, index)
         if reading is not None:
             if reading:
@@ -340,6 +344,17 @@ def _time_word(word: str) -> bool:
 def _after_prefer(words: Sequence[str], index: int) -> bool:
     """Whether a form of "prefer" comes before ``index``: there "over" and "to" mark an order."""
     return any(word.startswith("prefer") for word in words[:index])
+
+
+def _expiry(words: Sequence[str], index: int) -> bool:
+    """Whether "expires" at ``index`` gives the last date of something's validity: a present
+    form, "in" or "on", then a month, a weekday or a year within ``_DATE_WINDOW`` words ("the
+    passport expires in March 2028" is "is valid until March 2028"; "expired in 2020" keeps
+    its past; "expires in two years" is a time left, no date)."""
+    if words[index] not in ("expires", "expire") or index + 1 >= len(words) or words[index + 1] not in ("in", "on"):
+        return False
+    return any((word.isdigit() and len(word) == 4) or en.singular(word) in en.WEEKDAYS or word in en.MONTHS
+               for word in words[index + 2:index + 2 + _DATE_WINDOW])
 
 
 def _dated(words: Sequence[str], index: int) -> bool:
