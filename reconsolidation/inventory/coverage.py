@@ -4,9 +4,9 @@ looked at is ``queued`` or ``not_selected``, never "done".
 Two readings. ``scan_coverage`` is what every checkpoint reports: the job row's cursors
 and counters and the model work still waiting, each statement bounded by the pending cap.
 ``coverage`` adds the counts over the whole job (its receipts, groups and sent evidence),
-which grow with the generation: read once at the end of a slice and by the status page,
-never inside the checkpoint's transaction (at 100,000 memories they were a quarter of a
-scan slice's time there).
+which grow with the generation: read when reported (``driver.coverage_after``, the status
+page), never inside a slice (at 100,000 memories they were a quarter of the complete-scan
+walk's time).
 """
 from __future__ import annotations
 

@@ -49,6 +49,25 @@ def test_a_slice_scans_queues_and_hands_at_most_four_groups_to_the_model_then_re
     assert (store.claim_due(principal, lease_owner="next", now=day_one) is None) == run.coverage.model_complete
 
 
+def test_a_slice_reads_no_count_over_the_whole_job_and_the_report_reads_them_after(paired, enabled, store, day_one):
+    """The job's model coverage counts every receipt and group of the generation (100,000 at
+    the spec's scale): never inside a slice, only when reported."""
+    from django.db import connection, reset_queries
+    from django.test.utils import CaptureQueriesContext
+
+    principal, memories = paired
+    reset_queries()
+    with CaptureQueriesContext(connection) as captured:
+        run = slice_now(store, principal, day_one, process=flag_conflicts)
+    read = [q["sql"] for q in captured.captured_queries]
+    assert not [q for q in read if "FROM reconsolidation_reconsolidationanchorreceipt r" in q]  # MODEL_COVERAGE
+    assert not [q for q in read if "job_groups" in q]  # MODEL_REACH
+    assert run.report.coverage.groupable_anchors is None and run.coverage.groups_sent is None  # not read: None, not 0
+    reported = driver.coverage_after(run)
+    assert reported.groupable_anchors == len(memories) and reported.groups_formed == len(run.report.groups_queued)
+    assert reported.groups_processed == run.groups_processed
+
+
 def test_without_a_per_group_processor_the_slice_hands_its_claimed_groups_to_one_batch(paired, enabled, store,
                                                                                        day_one, settings):
     from evals.reconsolidation.responder import HeuristicResponder
