@@ -26,9 +26,10 @@ differs changes the claim. Kinds (``KINDS``):
   (``lookalike-bank@3``);
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", "suffers from",
-  a participle after a present "is": "is based in"; "expires in" a date as "is valid until"),
-  a changed person, time, status or thing (added with those readings, ``lookalike-bank@2``;
-  diets, "suffers from" and participles ``@4``; expiry ``@5``);
+  a participle after a present "is": "is based in"; "expires in" a date as "is valid until";
+  "goes to work by bike" as "cycles"), a changed person, time, status or thing (added with
+  those readings, ``lookalike-bank@2``; diets, "suffers from" and participles ``@4``; expiry
+  and travel by bike ``@5``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
@@ -236,6 +237,10 @@ PAIRS = [
     ("construction", "The owner's passport expires in March 2028.", "The owner's visa is valid until March 2028."),
     ("construction", "The owner's lease expires in two years.", "The owner's lease is valid for two years."),
     ("construction", "The owner's warranty expires in June 2027.", "The owner's warranty starts in June 2027."),
+    ("construction", "The owner cycles to the office.", "The owner goes to the office by car."),
+    ("construction", "The owner cycles to the office.", "The owner went to the office by bike."),
+    ("construction", "The owner cycles to the office.", "The owner's son goes to school by bike."),
+    ("construction", "The owner cycles to the office.", "The owner sells bikes at the office."),
     ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),
     ("role", "The owner works with Sam.", "The owner works for Sam."),
     ("role", "The owner plays tennis with Ana.", "The owner plays tennis against Ana."),

@@ -161,7 +161,12 @@ def _parse(text: str) -> _Parsed:
     periodic = -1  # the period word of a rate ("every day"), said as "daily"
     aged = -1  # the "old" of "34 years old"
     clocked = -1  # the "pm" of "7 pm"
+    by_bike = _by_bike(words)
     for index, (token, capital, _) in enumerate(tokens):
+        if index in by_bike:
+            if by_bike[index]:
+                content.add(by_bike[index])
+            continue
         single = en.singular(token)
         number = en.number(token)
         following = words[index + 1] if index + 1 < len(words) else ""
@@ -344,6 +349,25 @@ def _time_word(word: str) -> bool:
 def _after_prefer(words: Sequence[str], index: int) -> bool:
     """Whether a form of "prefer" comes before ``index``: there "over" and "to" mark an order."""
     return any(word.startswith("prefer") for word in words[:index])
+
+
+_TRAVELS = frozenset("commutes commute goes go travels travel gets get rides ride".split())
+_BIKES = frozenset(("bike", "bicycle"))
+_TRAVEL_WINDOW = 4  # "commutes to work by bike": "by" within this many words of the verb
+
+
+def _by_bike(words: Sequence[str]) -> dict[int, str]:
+    """A journey by bike says "cycles": "commutes to work by bike" is "cycles to work". The
+    present travel verb and "by" say nothing more, the bike says "cycles" (indices to the
+    word each says, '' for none). Not by car: "goes to work by car" may be a passenger, and
+    "drives" says who drives. A past ("went by bike") keeps its own verb, so its tense."""
+    for index, word in enumerate(words):
+        if word not in _TRAVELS:
+            continue
+        for by in range(index + 1, min(index + 1 + _TRAVEL_WINDOW, len(words) - 1)):
+            if words[by] == "by" and words[by + 1] in _BIKES:
+                return {index: "", by: "", by + 1: "cycles"}
+    return {}
 
 
 def _expiry(words: Sequence[str], index: int) -> bool:

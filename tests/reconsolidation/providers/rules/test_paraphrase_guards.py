@@ -68,6 +68,8 @@ CASES = [
      "The owner uses a Fairphone as personal phone."),
     ("content", ("The owner is allergic to cats.", "The owner has a cat allergy."), "The owner has a dog allergy."),
     ("content", ("The owner is fond of jazz.", "The owner likes jazz."), "The owner loves jazz."),
+    ("comparison", ("The owner cycles to the office.", "The owner goes to the office by bicycle."),
+     "The owner goes to the office by car."),
     ("comparison", ("The owner's passport expires in March 2028.", "The owner's passport is valid until March 2028."),
      "The owner's passport is valid from March 2028."),
     ("content", ("The owner is scared of spiders.", "The owner is afraid of spiders."),
