@@ -341,9 +341,12 @@ def _arranged(words: Sequence[str]) -> bool:
 
 
 def _time_word(word: str) -> bool:
-    single = en.singular(word)
-    return (en.UNITS.get(word) in en.TIME_UNITS or single in en.WEEKDAYS or word in en.MONTHS
-            or single in en.DAYPARTS)
+    return en.UNITS.get(word) in en.TIME_UNITS or _calendar_word(word) or en.singular(word) in en.DAYPARTS
+
+
+def _calendar_word(word: str) -> bool:
+    """A weekday ("Monday", "Mondays") or a month."""
+    return en.singular(word) in en.WEEKDAYS or word in en.MONTHS
 
 
 def _after_prefer(words: Sequence[str], index: int) -> bool:
@@ -377,7 +380,7 @@ def _expiry(words: Sequence[str], index: int) -> bool:
     its past; "expires in two years" is a time left, no date)."""
     if words[index] not in ("expires", "expire") or index + 1 >= len(words) or words[index + 1] not in ("in", "on"):
         return False
-    return any((word.isdigit() and len(word) == 4) or en.singular(word) in en.WEEKDAYS or word in en.MONTHS
+    return any((word.isdigit() and len(word) == 4) or _calendar_word(word)
                for word in words[index + 2:index + 2 + _DATE_WINDOW])
 
 
@@ -386,7 +389,7 @@ def _dated(words: Sequence[str], index: int) -> bool:
     ``_DATE_WINDOW`` words ("falls on 3 June", "falls on a Monday")."""
     if index + 1 >= len(words) or words[index + 1] != "on":
         return False
-    return any(en.number(word) is not None or en.singular(word) in en.WEEKDAYS or word in en.MONTHS
+    return any(en.number(word) is not None or _calendar_word(word)
                for word in words[index + 2:index + 2 + _DATE_WINDOW])
 
 
