@@ -7,6 +7,8 @@ import math
 from datetime import timedelta
 
 import pytest
+from django.db import connection, reset_queries
+from django.test.utils import CaptureQueriesContext
 
 from reconsolidation.dry_run import dry_run_slice
 from reconsolidation import bounds
@@ -52,9 +54,6 @@ def test_a_slice_scans_queues_and_hands_at_most_four_groups_to_the_model_then_re
 def test_a_slice_reads_no_count_over_the_whole_job_and_the_report_reads_them_after(paired, enabled, store, day_one):
     """The job's model coverage counts every receipt and group of the generation (100,000 at
     the spec's scale): never inside a slice, only when reported."""
-    from django.db import connection, reset_queries
-    from django.test.utils import CaptureQueriesContext
-
     principal, memories = paired
     reset_queries()
     with CaptureQueriesContext(connection) as captured:

@@ -804,10 +804,13 @@ def _synonyms(text_a: str, text_b: str) -> Optional[tuple[str, str, tuple[tuple[
     folded_a, folded_b = _fold(text_a), _fold(text_b)
     pieces_a, pieces_b = _pieces(folded_a), _pieces(folded_b)
     words_a, words_b = {p.token for p in pieces_a}, {p.token for p in pieces_b}
+    # Each side's spans and their tense once, not once per span of the other side.
+    spans_a = [(sa, _past_span(pieces_a, sa)) for sa in _spans(pieces_a, words_b)]
+    spans_b = [(sb, _past_span(pieces_b, sb)) for sb in _spans(pieces_b, words_a)]
     candidates = []
-    for sa in _spans(pieces_a, words_b):
-        for sb in _spans(pieces_b, words_a):
-            if _past_span(pieces_a, sa) == _past_span(pieces_b, sb) and _equivalent(sa, sb):
+    for sa, past_a in spans_a:
+        for sb, past_b in spans_b:
+            if past_a == past_b and _equivalent(sa, sb):
                 candidates.append((-(sa[1] - sa[0] + sb[1] - sb[0]), sa[0], sb[0], sa, sb))
     used_a: set[int] = set()
     used_b: set[int] = set()
