@@ -27,18 +27,20 @@ differs changes the claim. Kinds (``KINDS``):
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", "suffers from",
   a participle after a present "is": "is based in"; "expires in" a date as "is valid until";
-  "goes to work by bike" as "cycles"), a changed person, time, status or thing (added with
-  those readings, ``lookalike-bank@2``; diets, "suffers from" and participles ``@4``; expiry
-  and travel by bike ``@5``);
+  "goes to work by bike" as "cycles"; "is employed by" a name as "works at" it), a changed
+  person, time, status or thing (added with those readings, ``lookalike-bank@2``; diets,
+  "suffers from" and participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
   "comes from"; "works as"; "intolerant"/"intolerance"; "goes to"/"attends"; "hopes to",
   "wishes to" and "would love to" as "wants to"; "7 pm" as 19:00; British and American
   words, "flat"/"apartment"; "is going to" before a verb, and "is moving" with a time
-  ahead, as "will"; "is fond of" as "likes"; "afraid" and "frightened" as "scared"), a
-  changed relation, period, tense, number of people or word (``lookalike-bank@3``;
-  volition, clock times and dialect words ``@4``; the future and plainer words ``@5``).
+  ahead, as "will"; "is fond of" as "likes"; "afraid" and "frightened" as "scared";
+  "enjoys", "resides", "requires", "relocated", "aim" and "objective" as "likes", "lives",
+  "needs", "moved" and "goal"), a changed relation, period, tense, number of people or word
+  (``lookalike-bank@3``; volition, clock times and dialect words ``@4``; the future and
+  plainer words ``@5``; formal words ``@6``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -59,7 +61,7 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@5"
+VERSION = "lookalike-bank@6"
 KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
          "order", "construction", "variant")
 
@@ -241,6 +243,22 @@ PAIRS = [
     ("construction", "The owner cycles to the office.", "The owner went to the office by bike."),
     ("construction", "The owner cycles to the office.", "The owner's son goes to school by bike."),
     ("construction", "The owner cycles to the office.", "The owner sells bikes at the office."),
+    ("variant", "The owner enjoys cooking.", "The owner loves cooking."),
+    ("variant", "The owner enjoys cooking.", "The owner enjoyed cooking."),
+    ("variant", "The owner likes cooking.", "The owner enjoys baking."),
+    ("variant", "The owner resides in Porto.", "The owner's sister lives in Porto."),
+    ("variant", "The owner resides in Porto.", "The owner lives near Porto."),
+    ("variant", "The owner requires reading glasses.", "The owner wants reading glasses."),
+    ("variant", "The owner requires a visa for Brazil.", "The owner does not need a visa for Brazil."),
+    ("variant", "The owner relocated to Utrecht in 2019.", "The owner moved from Utrecht in 2019."),
+    ("variant", "The owner relocated to Utrecht in 2019.", "The owner is moving to Utrecht."),
+    ("variant", "The owner's goal is to run a marathon.", "The owner's dream is to run a marathon."),
+    ("variant", "The owner aims to run a marathon.", "The owner's goal was to run a marathon."),
+    ("variant", "The owner's aim is to run a marathon.", "The owner's son's goal is to run a marathon."),
+    ("construction", "The owner is employed by Meridian.", "The owner was employed by Meridian."),
+    ("construction", "The owner is employed by Meridian.", "Meridian is employed by the owner."),
+    ("construction", "The owner is employed by Meridian.", "The owner's wife is employed by Meridian."),
+    ("construction", "The owner is employed by Meridian.", "The owner works with Meridian."),
     ("role", "Sam's sister is the owner's friend.", "The owner's sister is Sam's friend."),
     ("role", "The owner works with Sam.", "The owner works for Sam."),
     ("role", "The owner plays tennis with Ana.", "The owner plays tennis against Ana."),

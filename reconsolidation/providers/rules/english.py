@@ -90,11 +90,19 @@ ROLE = frozenset("work personal private business home office professional job sc
 VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d", "love")} | {
     (form,) for form in "hope hopes hoping hoped wish wishes wishing wished".split()} | {
     (form, "of") for form in "dream dreams dreaming".split()})
-# Adjective phrases that say a plainer word: "is fond of jazz" is "likes jazz"; "afraid" and
+# Words that say a plainer word: "is fond of jazz" is "likes jazz"; "afraid" and
 # "frightened" say "scared" ("is afraid of spiders" is "is scared of spiders"; the compact
 # WordNet tables know "scared", not "afraid"). Not "is keen on" (eager: also "wants"), "is
-# terrified of" (more than afraid) or "loves" (more than likes).
-PLAINER = {("fond", "of"): ("like",), ("afraid",): ("scared",), ("frightened",): ("scared",)}
+# terrified of" (more than afraid) or "loves" (more than likes). Formal verbs and nouns whose
+# every-day sense WordNet files apart from the plain word's, each in all its forms (the tense
+# guard still tells "resided" from "lives"): "enjoys cooking" is "likes cooking", "resides in"
+# is "lives in", "requires glasses" is "needs glasses", "relocated to" is "moved to", an
+# "aim" or "objective" is a "goal" (WordNet makes an aim a kind of goal).
+_PLAIN_FORMS = {"like": "enjoy enjoys enjoying enjoyed", "live": "reside resides residing resided",
+                "need": "require requires requiring required", "move": "relocate relocates relocating relocated",
+                "goal": "aim aims objective objectives"}
+PLAINER = {("fond", "of"): ("like",), ("afraid",): ("scared",), ("frightened",): ("scared",)} | {
+    (form,): (plain,) for plain, forms in _PLAIN_FORMS.items() for form in forms.split()}
 # Diets that also name the person who keeps them: "follows a vegan diet" is "is vegan"; and
 # the verbs that say one is on a diet ("follows a low-carb diet" is "is on a low-carb diet").
 DIETS = frozenset("vegetarian vegan pescatarian pescetarian flexitarian fruitarian".split())

@@ -285,8 +285,13 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "was born" is a lasting fact, not a past state; "falls on 3 June" is "is on"
     if token == "born":
         return "birth"  # the word the nouns say: "birthday", "birthplace", "date of birth"
-    if token in _WORKS and _works_at_name(tokens, index) and not any(w.startswith("employ") for w in words):
+    if token in _WORKS and _before_name(tokens, index, "at") and not any(w.startswith("employ") for w in words):
         return "employer"  # "works at Meridian" is "Meridian is the employer" (not "works for Sam": a converse)
+    if token == "employed" and index and words[index - 1] in _BE_PRESENT and _before_name(tokens, index, "by"):
+        return "employer"  # "is employed by Meridian" (not "was employed": a past; not "by the owner")
+    if token == "by" and index > 1 and words[index - 1] == "employed" and words[index - 2] in _BE_PRESENT and \
+            _before_name(tokens, index - 1, "by"):
+        return ""
     if token == "diet" and index and words[index - 1] in en.DIETS:
         return ""  # "a vegan diet" is what "vegan" says: "follows a vegan diet" is "is vegan"
     if token in en.KEEPS_DIET and following in _DETERMINERS and "diet" in words[index + 2:index + 2 + _DIET_WINDOW]:
@@ -393,10 +398,10 @@ def _dated(words: Sequence[str], index: int) -> bool:
                for word in words[index + 2:index + 2 + _DATE_WINDOW])
 
 
-def _works_at_name(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
-    """Whether the verb at ``index`` is followed by "at" and a name that is not a possessive
-    ("works at Meridian", not "works at home" or "works at Sam's")."""
-    if index + 2 >= len(tokens) or tokens[index + 1][0] != "at" or not tokens[index + 2][1]:
+def _before_name(tokens: Sequence[tuple[str, bool, int]], index: int, preposition: str) -> bool:
+    """Whether the verb at ``index`` is followed by ``preposition`` and a name that is not a
+    possessive ("works at Meridian", not "works at home" or "works at Sam's")."""
+    if index + 2 >= len(tokens) or tokens[index + 1][0] != preposition or not tokens[index + 2][1]:
         return False
     return not (index + 3 < len(tokens) and tokens[index + 3][0] == "'s")
 
@@ -461,6 +466,8 @@ def _participants(parsed: _Parsed, names: set[str]) -> tuple[frozenset, tuple[st
         found.add(key)
         at = index - 1 if index and words[index - 1] not in _DETERMINERS else index - 2
         before = words[at] if at >= 0 else ""
+        if before == "by" and at and words[at - 1] == "employed":
+            before = "at"  # whom one "is employed by" is where one "works at"
         if before not in _PREPOSITIONS and key not in core:
             core.append(key)
         elif before in _PREPOSITIONS:

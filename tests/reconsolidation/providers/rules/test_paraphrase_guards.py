@@ -76,6 +76,14 @@ CASES = [
      "The owner is terrified of spiders."),
     ("tense", ("The owner's son is frightened of dogs.", "The owner's son is afraid of dogs."),
      "The owner's son was afraid of dogs."),
+    # formal words that say a plain one, in any form: the plain word's guards still apply
+    ("content", ("The owner enjoys cooking.", "The owner likes cooking."), "The owner loves cooking."),
+    ("relation", ("The owner resides in Porto.", "The owner lives in Porto."), "The owner's sister lives in Porto."),
+    ("negation", ("The owner requires a visa for Brazil.", "The owner needs a visa for Brazil."),
+     "The owner does not need a visa for Brazil."),
+    ("direction", ("The owner relocated to Utrecht.", "The owner moved to Utrecht."), "The owner moved from Utrecht."),
+    ("tense", ("The owner aims to run a marathon.", "The owner's goal is to run a marathon."),
+     "The owner's goal was to run a marathon."),
     # "was born" and "falls on <a date>" say "is": the birthday, the day; a person, a past, still differ
     ("relation", ("The owner was born on 22 August.", "The owner's birthday is on 22 August."),
      "The owner's son was born on 22 August."),
@@ -91,6 +99,10 @@ CASES = [
      "The owner's wife works at Meridian."),
     ("role", ("The owner works at Meridian.", "Meridian is the owner's employer."),
      "The owner's employee works at Meridian."),
+    ("tense", ("The owner is employed by Meridian.", "The owner works at Meridian."),
+     "The owner was employed by Meridian."),
+    ("comparison", ("The owner is employed by Meridian.", "The owner's employer is Meridian."),
+     "Meridian is employed by the owner."),
     # one relation, period or word in other words: "mum"/"mother", "every day"/"daily", "colour"/"color"
     ("relation", ("The owner's mum lives in Porto.", "The owner's mother lives in Porto."),
      "The owner's dad lives in Porto."),
