@@ -11,7 +11,8 @@ differs changes the claim. Kinds (``KINDS``):
 * ``hypernym`` — a word for its kind or an instance of it, which changes what is claimed
   (poodle/dog, apples/fruit, likes/loves, wants/needs);
 * ``role`` — a changed role or relation (employer/employee, teacher/student, who reports
-  to whom — the same words in another order);
+  to whom — the same words in another order; "leaves for Oslo" / "leaves Oslo", which the
+  guards once merged: ``lookalike-bank@6``);
 * ``polysemy`` — two words that share only a rarer sense (want/need share "require");
 * ``affix`` — a word inside a longer, unrelated word (car/carpet, pen/penguin,
   account/accountant): the guards once accounted for any word a longer one began or ended
@@ -37,8 +38,8 @@ differs changes the claim. Kinds (``KINDS``):
   "wishes to" and "would love to" as "wants to"; "7 pm" as 19:00; British and American
   words, "flat"/"apartment"; "is going to" before a verb, and "is moving" with a time
   ahead, as "will"; "is fond of" as "likes"; "afraid" and "frightened" as "scared";
-  "enjoys", "resides", "requires", "relocated", "aim" and "objective" as "likes", "lives",
-  "needs", "moved" and "goal"), a changed relation, period, tense, number of people or word
+  "enjoys", "resides", "requires", "relocated", "aim" and "objective", "departs" and "has a
+  fear of" as "likes", "lives", "needs", "moved", "goal", "leaves" and "is scared of"), a changed relation, period, tense, number of people or word
   (``lookalike-bank@3``; volition, clock times and dialect words ``@4``; the future and
   plainer words ``@5``; formal words ``@6``).
 
@@ -255,6 +256,13 @@ PAIRS = [
     ("variant", "The owner's goal is to run a marathon.", "The owner's dream is to run a marathon."),
     ("variant", "The owner aims to run a marathon.", "The owner's goal was to run a marathon."),
     ("variant", "The owner's aim is to run a marathon.", "The owner's son's goal is to run a marathon."),
+    ("variant", "The owner's flight departs at 9:40.", "The owner's flight arrives at 9:40."),
+    ("variant", "The owner's flight departs at 9:40.", "The owner's train leaves at 9:40."),
+    ("variant", "The owner departs for Oslo on Friday.", "The owner leaves Oslo on Friday."),
+    ("variant", "The owner has a fear of heights.", "The owner is terrified of heights."),
+    ("variant", "The owner has a fear of heights.", "The owner had a fear of heights."),
+    ("role", "The owner leaves for Oslo on Friday.", "The owner leaves Oslo on Friday."),
+    ("role", "The owner voted for Sam.", "The owner voted Sam."),
     ("construction", "The owner is employed by Meridian.", "The owner was employed by Meridian."),
     ("construction", "The owner is employed by Meridian.", "Meridian is employed by the owner."),
     ("construction", "The owner is employed by Meridian.", "The owner's wife is employed by Meridian."),

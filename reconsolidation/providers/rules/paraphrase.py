@@ -577,13 +577,20 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
     "the owner is Sam's manager"), and when they name several, each must own the same thing
     ("Sam's sister is the owner's friend" is not "the owner's sister is Sam's friend"). A
     participant both sides put after a preposition must be after the same one ("works with
-    Sam" is not "works for Sam")."""
+    Sam" is not "works for Sam"), and without a copula, which may say a role either way
+    ("works at Meridian", "Meridian is the owner's employer"), one only one side puts after
+    "for" (a destination or a beneficiary) is not the other's object: "leaves for Oslo" is
+    not "leaves Oslo". (Other prepositions come and go with an instrument or a place:
+    "reads on a Kobo" is "uses a Kobo to read".)"""
     found_a, core_a, owns_a, before_a = _participants(a, _names(a, b))
     found_b, core_b, owns_b, before_b = _participants(b, _names(b, a))
     if found_a != found_b or len(found_a) < 2:
         return True
     if any(before_a[key] != before_b[key] for key in before_a.keys() & before_b.keys()):
         return False
+    if not (_copular(a) or _copular(b)) and any(
+            "for" in (before_a.get(key), before_b.get(key)) for key in before_a.keys() ^ before_b.keys()):
+        return False  # "leaves for Oslo" is not "leaves Oslo"
     if core_a[:1] != core_b[:1] and not (_copular(a) or _copular(b)):
         return False
     possessors_a, possessors_b = {who for who, _ in owns_a}, {who for who, _ in owns_b}
