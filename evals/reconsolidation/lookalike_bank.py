@@ -12,7 +12,8 @@ differs changes the claim. Kinds (``KINDS``):
   (poodle/dog, apples/fruit, likes/loves, wants/needs);
 * ``role`` — a changed role or relation (employer/employee, teacher/student, who reports
   to whom — the same words in another order; "leaves for Oslo" / "leaves Oslo", which the
-  guards once merged: ``lookalike-bank@6``);
+  guards once merged: ``lookalike-bank@6``; a verb and its possessed agent noun, "trains
+  Sam" / "the owner's trainer is Sam", which they merged too: ``@7``);
 * ``polysemy`` — two words that share only a rarer sense (want/need share "require");
 * ``affix`` — a word inside a longer, unrelated word (car/carpet, pen/penguin,
   account/accountant): the guards once accounted for any word a longer one began or ended
@@ -62,7 +63,7 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@6"
+VERSION = "lookalike-bank@7"
 KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
          "order", "construction", "variant")
 
@@ -263,6 +264,12 @@ PAIRS = [
     ("variant", "The owner has a fear of heights.", "The owner had a fear of heights."),
     ("role", "The owner leaves for Oslo on Friday.", "The owner leaves Oslo on Friday."),
     ("role", "The owner voted for Sam.", "The owner voted Sam."),
+    ("role", "The owner trains Sam.", "The owner's trainer is Sam."),
+    ("role", "The owner drives Sam.", "The owner's driver is Sam."),
+    ("role", "The owner employs Sam.", "The owner's employer is Sam."),
+    ("role", "The owner cleans for Sam.", "The owner's cleaner is Sam."),
+    ("role", "The owner teaches Ana.", "The owner's teacher is Ana."),
+    ("role", "The owner manages Sam.", "The owner's manager is Sam."),
     ("construction", "The owner is employed by Meridian.", "The owner was employed by Meridian."),
     ("construction", "The owner is employed by Meridian.", "Meridian is employed by the owner."),
     ("construction", "The owner is employed by Meridian.", "The owner's wife is employed by Meridian."),

@@ -27,7 +27,13 @@ What is kept, and why only that (bounded size and memory):
   repairing and maintaining automobiles"). Its last column is what a description's word may
   match: the base forms of the gloss words and of the derived-from words, and the lemmas
   whose dominant sense is a gloss word's dominant sense ("automobiles" → car): computed here,
-  so the product's first use needs no sense table.
+  so the product's first use needs no sense table;
+* ``derivations.tsv`` — WordNet's derivational links between two words ("prefer" /
+  "preference", "decide" / "decision", "curious" / "curiosity"), each as a pair of
+  (lemma, part of speech), kept only between one of each word's first ``SENSES_PER_LEMMA``
+  senses and never to or from a noun one of whose first senses is a person: "employer"
+  and "employee" both derive from "employ", and which of them one is, is what a
+  statement says.
 """
 from __future__ import annotations
 
@@ -81,6 +87,8 @@ def _synsets(source: Path):
     hypernyms: dict[str, tuple[str, ...]] = {}
     antonyms: set[tuple[str, str]] = set()
     derived: set[tuple[str, int, str, int]] = set()
+    derivations: set[tuple[str, int, str, int]] = set()
+    person_senses: set[str] = set()
     persons: dict[str, list[str]] = {}
     for name, pos in POS.items():
         for line in (source / f"data.{name}").read_text(encoding="latin-1").splitlines():
@@ -104,9 +112,14 @@ def _synsets(source: Path):
                     ups.append(target_pos + target)
                 elif symbol == "!" and where != "0000":
                     antonyms.add((sid, int(where[:2], 16), target_pos + target, int(where[2:], 16)))
-                elif symbol == "+" and fields[1] == PERSON_FILE:
-                    derived.add((sid, int(where[:2], 16), target_pos + target, int(where[2:], 16)))
+                elif symbol == "+":
+                    link = (sid, int(where[:2], 16), target_pos + target, int(where[2:], 16))
+                    derivations.add(link)
+                    if fields[1] == PERSON_FILE:
+                        derived.add(link)
             hypernyms[sid] = tuple(ups)
+            if pos == "n" and fields[1] == PERSON_FILE:
+                person_senses.add(sid)
             if fields[1] == PERSON_FILE and "@i" not in fields[at + 1::4][:pointers]:
                 persons[sid] = _gloss_words(gloss)  # a kind of person, not one named person (an instance)
     pairs = set()
@@ -116,15 +129,17 @@ def _synsets(source: Path):
     sources: dict[tuple[str, str], set[str]] = defaultdict(set)
     for sid, src, tid, dst in derived:
         sources[(sid, lemmas[sid][src - 1])].add(lemmas[tid][dst - 1])
-    return lemmas, hypernyms, pairs, persons, sources
+    links = {(sid, lemmas[sid][src - 1], tid, lemmas[tid][dst - 1]) for sid, src, tid, dst in derivations}
+    return lemmas, hypernyms, pairs, persons, sources, links, person_senses
 
 
 def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
-    lemmas, hypernyms, antonyms, persons, derived = _synsets(source)
+    lemmas, hypernyms, antonyms, persons, derived, links, person_senses = _synsets(source)
     counts = _tag_counts(source)
     senses: list[tuple[str, str, int, tuple[str, ...]]] = []
     roles: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]] = []
     lemmas_known: set[str] = set()
+    frequent: set[tuple[str, str]] = set()  # (lemma, sense id) for each lemma's first senses
     for name, pos in POS.items():
         for line in (source / f"index.{name}").read_text(encoding="latin-1").splitlines():
             if line.startswith("  "):
@@ -133,6 +148,7 @@ def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
             lemma, count = fields[0], int(fields[2])
             lemmas_known.add(lemma)
             kept = tuple(pos + offset for offset in fields[-count:][:SENSES_PER_LEMMA])
+            frequent.update((lemma, sid) for sid in kept)
             if pos == "n" and re.fullmatch(r"[a-z]+", lemma):
                 roles.extend((lemma, sid, tuple(persons[sid]), tuple(sorted(derived[(sid, lemma)])))
                              for sid in (pos + offset for offset in fields[-count:]) if sid in persons)
@@ -176,6 +192,9 @@ def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
         for line in (source / f"{name}.exc").read_text(encoding="latin-1").splitlines():
             form, *bases = line.split()
             exceptions.extend((form, pos, base) for base in bases)
+    # A noun any of whose first senses is a person ("teacher" is also a personified
+    # abstraction, "worker" also an insect): the link may be to the other sense.
+    people = {lemma for lemma, sid in frequent if sid in person_senses}
     out.mkdir(parents=True, exist_ok=True)
     tables = {
         "senses.tsv": sorted(f"{lemma}\t{pos}\t{share}\t{' '.join(kept)}" for lemma, pos, share, kept in senses),
@@ -183,6 +202,10 @@ def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
         "antonyms.tsv": sorted(f"{a}\t{b}" for a, b in antonyms),
         "exceptions.tsv": sorted(f"{form}\t{pos}\t{base}" for form, pos, base in set(exceptions)),
         "roles.tsv": sorted(role_rows),
+        "derivations.tsv": sorted({"\t".join(sorted((f"{a}\t{sid[0]}", f"{b}\t{tid[0]}")))
+                                   for sid, a, tid, b in links if (a, sid) in frequent and (b, tid) in frequent
+                                   and a != b and not {a, b} & people
+                                   and re.fullmatch(r"[a-z]+", a) and re.fullmatch(r"[a-z]+", b)}),
     }
     for name, rows in tables.items():
         (out / name).write_text("\n".join(rows) + "\n", encoding="utf-8")

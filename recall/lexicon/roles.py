@@ -85,6 +85,19 @@ def roles(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({table[number].noun for number in matched})[:ROLES_MAX])
 
 
+@lru_cache(maxsize=1)
+def _nouns() -> frozenset:
+    return frozenset(role.noun for role in _table())
+
+
+@lru_cache(maxsize=16384)
+def is_person(word: str) -> bool:
+    """Whether ``word`` (lower case, any inflection) is a noun for a person in one of its
+    senses: "coach", "employers", "trainee" — but not "coaching" or "trains"."""
+    nouns = _nouns()
+    return any(base in nouns for base in wordnet.bases(word, "n"))
+
+
 def description_roles(words: Sequence[str]) -> tuple[str, ...]:
     """``roles`` over any sequence of words."""
     return roles(tuple(words))

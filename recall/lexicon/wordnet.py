@@ -11,7 +11,7 @@ else: similarity of any kind (a shared hypernym, a close vector) is never equiva
 The tables are generated once by ``build_tables`` from Debian's ``wordnet-base`` and
 committed in ``tables/`` with WordNet's licence notice (``tables/LICENSE``); they are read
 from disk once per process, lazily, on first use — no network, no system package, no
-download, and a fixed size (about 5 MB on disk, about 45 MB in memory once loaded). Pure
+download, and a fixed size (about 6 MB on disk, about 45 MB in memory once loaded). Pure
 functions otherwise: no database, no clock.
 """
 from __future__ import annotations
@@ -98,6 +98,26 @@ def _forms(phrase: tuple[str, ...]) -> set[tuple[str, str]]:
     word of the phrase inflected at a time ("looks after" is "look_after")."""
     return {("_".join((*phrase[:at], base, *phrase[at + 1:])), pos)
             for pos in POS for at, word in enumerate(phrase) for base in bases(word, pos)}
+
+
+@lru_cache(maxsize=1)
+def derivations(path: Path = TABLES / "derivations.tsv") -> frozenset:
+    """WordNet's derivational links between two words in their frequent senses, each as a
+    frozenset of two (lemma, part of speech) pairs; person nouns are left out (``build_tables``)."""
+    found = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        a, pos_a, b, pos_b = line.split("\t")
+        found.add(frozenset(((a, pos_a), (b, pos_b))))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=16384)
+def derived(a: str, b: str) -> bool:
+    """Whether WordNet derives one of two words from the other in a frequent sense of each
+    ("prefers" / "preference", "decided" / "decision", "curious" / "curiosity"), in any of
+    their inflected forms. Not a synonym: the two say one thing as two parts of speech."""
+    links = derivations()
+    return any(frozenset((x, y)) in links for x in _forms((a,)) for y in _forms((b,)) if x[0] != y[0])
 
 
 @lru_cache(maxsize=8192)

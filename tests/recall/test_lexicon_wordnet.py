@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recall.lexicon import build_tables, wordnet
+from recall.lexicon import build_tables, roles, wordnet
 
 
 def rel(a: str, b: str) -> str:
@@ -40,6 +40,23 @@ def test_phrases_are_looked_up_with_one_word_inflected():
     assert ("take_care", "v") in wordnet.lemmas(("takes", "care"))
     assert ("give_up", "v") in wordnet.lemmas(("gave", "up"))
     assert ("go", "v") in wordnet.lemmas(("went",))
+
+
+@pytest.mark.parametrize("a, b", [("prefers", "preference"), ("decided", "decision"), ("curious", "curiosity"),
+                                  ("intends", "intention"), ("attending", "attendance")])
+def test_words_derived_one_from_the_other_are_linked_in_any_form(a, b):
+    assert wordnet.derived(a, b) and wordnet.derived(b, a)
+
+
+@pytest.mark.parametrize("a, b", [("employs", "employer"), ("employs", "employee"), ("trains", "trainer"),
+                                  ("teaches", "teacher"), ("likes", "dislikes"), ("cat", "dog"), ("prefers", "prefers")])
+def test_person_nouns_unrelated_words_and_the_same_word_are_not_derivations(a, b):
+    assert not wordnet.derived(a, b)
+
+
+def test_person_nouns_are_known_in_any_form_and_verbs_are_not():
+    assert roles.is_person("trainers") and roles.is_person("coach") and roles.is_person("employee")
+    assert not roles.is_person("trains") and not roles.is_person("coaching") and not roles.is_person("preference")
 
 
 def test_tables_load_once_per_process():

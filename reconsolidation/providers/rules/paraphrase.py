@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Optional, Sequence
 
-from recall.lexicon import wordnet
+from recall.lexicon import roles, wordnet
 from reconsolidation.providers.rules import english as en
 from reconsolidation.sources import SourceView
 from reconsolidation.providers.rules.equivalence import equivalence_key, normalize
@@ -609,9 +609,22 @@ def _topic(view: SourceView) -> frozenset:
     return frozenset(w for w in words if w and w not in en.FUNCTION)
 
 
-def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: frozenset = frozenset()) -> bool:
+_POSSESSIVES = frozenset(("'s", "my", "his", "her", "their", "our", "your"))
+_POSSESSED_WINDOW = 2  # "the owner's [personal] trainer": the noun within this many words
+
+
+def _agents(parsed: _Parsed) -> frozenset:
+    """Person nouns someone possesses ("the owner's trainer", "her personal coach"): the one who
+    trains the owner, so "the owner trains" is the converse, never another form of it."""
+    words = parsed.words
+    return frozenset(word for index, marker in enumerate(words) if marker in _POSSESSIVES
+                     for word in words[index + 1:index + 1 + _POSSESSED_WINDOW] if roles.is_person(word))
+
+
+def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: frozenset = frozenset(),
+               agents: frozenset = frozenset()) -> bool:
     """A differing content word is another form of a word of ``other`` (an inflection or
-    derivation, a spelling, a quality's adjective), a compound of words said on either side
+    derivation, by its stem or by WordNet's derivational links, a spelling, a quality's adjective), a compound of words said on either side
     (``said``: "colorblind" for "color blind"), or a word of the other side's topic
     (``_topic``) — never its antonym (WordNet), however alike the two look. A word is not
     accounted for by a longer word that merely starts or ends with it: "car" is not
@@ -620,12 +633,16 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: 
     for candidate in other.content | other.entities | topic:
         if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
             continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
+        if {word, candidate} & agents and roles.is_person(word) != roles.is_person(candidate):
+            continue  # a possessed agent noun is no form of its verb: "the owner's trainer" trains the owner
         if en.stem(candidate) == root or en.singular(candidate) == en.singular(word):
             return True
         if en.american(candidate) == en.american(word):
             return True
         if en.quality(word) == candidate or en.quality(candidate) == word:
             return True
+        if wordnet.derived(word, candidate):
+            return True  # "prefers" / "preference", "decided" / "decision": WordNet derives one from the other
         if _compound_of(word, candidate, said) or _compound_of(candidate, word, said):
             return True
         if "birth" in (word, candidate) and word.startswith("birth") and candidate.startswith("birth"):
@@ -734,8 +751,9 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
     said = frozenset(en.american(word) for word in pa.words + pb.words) | (
         _WHEN_HEADS if pa.numbers or pa.calendar else frozenset())
     topic_a, topic_b = _topic(a), _topic(b)  # once, not once per differing word
-    if all(_accounted(word, pb, topic_b, said) for word in only_a) and all(
-            _accounted(word, pa, topic_a, said) for word in only_b):
+    agents = _agents(pa) | _agents(pb)
+    if all(_accounted(word, pb, topic_b, said, agents) for word in only_a) and all(
+            _accounted(word, pa, topic_a, said, agents) for word in only_b):
         return Verdict("", MATCH_WORD_FORMS)
     return Verdict("content")
 

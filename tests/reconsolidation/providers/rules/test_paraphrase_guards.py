@@ -76,6 +76,15 @@ CASES = [
      "The owner is terrified of spiders."),
     ("tense", ("The owner's son is frightened of dogs.", "The owner's son is afraid of dogs."),
      "The owner's son was afraid of dogs."),
+    # a word WordNet derives from the other's ("prefers" / "preference"); a possessed agent
+    # noun is not its verb's form: "the owner's trainer" is who trains the owner
+    ("relation", ("The owner prefers tea.", "The owner's preference is tea."), "The owner's son's preference is tea."),
+    ("negation", ("The owner is curious about astronomy.", "The owner has curiosity about astronomy."),
+     "The owner has no curiosity about astronomy."),
+    ("content", ("The owner trains Sam on Mondays.", "On Mondays the owner trains Sam."),
+     "On Mondays the owner's trainer is Sam."),
+    ("content", ("The owner drives Sam on Fridays.", "On Fridays the owner drives Sam."),
+     "On Fridays the owner's driver is Sam."),
     # formal words that say a plain one, in any form: the plain word's guards still apply
     ("content", ("The owner enjoys cooking.", "The owner likes cooking."), "The owner loves cooking."),
     ("relation", ("The owner resides in Porto.", "The owner lives in Porto."), "The owner's sister lives in Porto."),
