@@ -270,6 +270,7 @@ PAIRS = [
     ("role", "The owner cleans for Sam.", "The owner's cleaner is Sam."),
     ("role", "The owner teaches Ana.", "The owner's teacher is Ana."),
     ("role", "The owner manages Sam.", "The owner's manager is Sam."),
+    ("role", "The owner coaches Sam.", "The owner's coach is Sam."),
     ("construction", "The owner is employed by Meridian.", "The owner was employed by Meridian."),
     ("construction", "The owner is employed by Meridian.", "Meridian is employed by the owner."),
     ("construction", "The owner is employed by Meridian.", "The owner's wife is employed by Meridian."),

@@ -615,7 +615,8 @@ _POSSESSED_WINDOW = 2  # "the owner's [personal] trainer": the noun within this 
 
 def _agents(parsed: _Parsed) -> frozenset:
     """Person nouns someone possesses ("the owner's trainer", "her personal coach"): the one who
-    trains the owner, so "the owner trains" is the converse, never another form of it."""
+    trains the owner, so "the owner trains" is the converse, never another form of it — nor is
+    "the owner coaches", the same word as a verb."""
     words = parsed.words
     return frozenset(word for index, marker in enumerate(words) if marker in _POSSESSIVES
                      for word in words[index + 1:index + 1 + _POSSESSED_WINDOW] if roles.is_person(word))
@@ -633,7 +634,7 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: 
     for candidate in other.content | other.entities | topic:
         if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
             continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
-        if {word, candidate} & agents and roles.is_person(word) != roles.is_person(candidate):
+        if {word, candidate} & agents and not {word, candidate} <= agents:
             continue  # a possessed agent noun is no form of its verb: "the owner's trainer" trains the owner
         if en.stem(candidate) == root or en.singular(candidate) == en.singular(word):
             return True
