@@ -613,13 +613,22 @@ _POSSESSIVES = frozenset(("'s", "my", "his", "her", "their", "our", "your"))
 _POSSESSED_WINDOW = 2  # "the owner's [personal] trainer": the noun within this many words
 
 
-def _agents(parsed: _Parsed) -> frozenset:
-    """Person nouns someone possesses ("the owner's trainer", "her personal coach"): the one who
-    trains the owner, so "the owner trains" is the converse, never another form of it — nor is
-    "the owner coaches", the same word as a verb."""
+def _agents(parsed: _Parsed, other: _Parsed) -> frozenset:
+    """Person nouns possessed on one side ("the owner's trainer", "her personal coach") whose
+    possessor acts first on the other side: "the owner's trainer" is who trains the owner, so
+    "the owner trains Sam" is the converse, never another form of it (nor "the owner coaches
+    Sam", the same word as a verb); "Sam trains the owner" is the same claim."""
+    _, core, _, _ = _participants(other, _names(other, parsed))
     words = parsed.words
-    return frozenset(word for index, marker in enumerate(words) if marker in _POSSESSIVES
-                     for word in words[index + 1:index + 1 + _POSSESSED_WINDOW] if roles.is_person(word))
+    found = set()
+    for index, word in enumerate(words):
+        if word not in _POSSESSIVES or not index or not core:
+            continue
+        possessor = words[index - 1] if word == "'s" else "owner" if word in ("my", "our") else ""
+        key = possessor if possessor in _names(parsed, other) else en.relation(possessor)
+        if key == core[0]:
+            found.update(w for w in words[index + 1:index + 1 + _POSSESSED_WINDOW] if roles.is_person(w))
+    return frozenset(found)
 
 
 def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: frozenset = frozenset(),
@@ -752,7 +761,7 @@ def _check(a: SourceView, b: SourceView) -> Verdict:
     said = frozenset(en.american(word) for word in pa.words + pb.words) | (
         _WHEN_HEADS if pa.numbers or pa.calendar else frozenset())
     topic_a, topic_b = _topic(a), _topic(b)  # once, not once per differing word
-    agents = _agents(pa) | _agents(pb)
+    agents = _agents(pa, pb) | _agents(pb, pa)
     if all(_accounted(word, pb, topic_b, said, agents) for word in only_a) and all(
             _accounted(word, pa, topic_a, said, agents) for word in only_b):
         return Verdict("", MATCH_WORD_FORMS)

@@ -87,6 +87,8 @@ CASES = [
      "On Fridays the owner's driver is Sam."),
     ("content", ("The owner coaches Sam on Fridays.", "On Fridays the owner coaches Sam."),
      "On Fridays the owner's coach is Sam."),
+    ("content", ("The owner's trainer is Sam.", "Sam trains the owner."), "The owner trains Sam."),
+    ("content", ("The owner's coach is Sam.", "Sam coaches the owner."), "The owner coaches Sam."),
     # formal words that say a plain one, in any form: the plain word's guards still apply
     ("content", ("The owner enjoys cooking.", "The owner likes cooking."), "The owner loves cooking."),
     ("relation", ("The owner resides in Porto.", "The owner lives in Porto."), "The owner's sister lives in Porto."),
