@@ -609,23 +609,28 @@ def _topic(view: SourceView) -> frozenset:
     return frozenset(w for w in words if w and w not in en.FUNCTION)
 
 
-_POSSESSIVES = frozenset(("'s", "my", "his", "her", "their", "our", "your"))
+_OWNERS_WORDS = frozenset(("my", "our"))  # the owner's own words for "the owner's"
 _POSSESSED_WINDOW = 2  # "the owner's [personal] trainer": the noun within this many words
 
 
 def _agents(parsed: _Parsed, other: _Parsed) -> frozenset:
-    """Person nouns possessed on one side ("the owner's trainer", "her personal coach") whose
+    """Person nouns possessed on one side ("the owner's trainer", "my personal coach") whose
     possessor acts first on the other side: "the owner's trainer" is who trains the owner, so
     "the owner trains Sam" is the converse, never another form of it (nor "the owner coaches
     Sam", the same word as a verb); "Sam trains the owner" is the same claim."""
     _, core, _, _ = _participants(other, _names(other, parsed))
-    words = parsed.words
+    if not core:
+        return frozenset()
+    names, words = _names(parsed, other), parsed.words
     found = set()
-    for index, word in enumerate(words):
-        if word not in _POSSESSIVES or not index or not core:
+    for index, marker in enumerate(words):
+        if marker == "'s" and index:
+            possessor = words[index - 1]
+            key = possessor if possessor in names else en.relation(possessor)
+        elif marker in _OWNERS_WORDS:
+            key = "owner"
+        else:
             continue
-        possessor = words[index - 1] if word == "'s" else "owner" if word in ("my", "our") else ""
-        key = possessor if possessor in _names(parsed, other) else en.relation(possessor)
         if key == core[0]:
             found.update(w for w in words[index + 1:index + 1 + _POSSESSED_WINDOW] if roles.is_person(w))
     return frozenset(found)
@@ -634,9 +639,10 @@ def _agents(parsed: _Parsed, other: _Parsed) -> frozenset:
 def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: frozenset = frozenset(),
                agents: frozenset = frozenset()) -> bool:
     """A differing content word is another form of a word of ``other`` (an inflection or
-    derivation, by its stem or by WordNet's derivational links, a spelling, a quality's adjective), a compound of words said on either side
-    (``said``: "colorblind" for "color blind"), or a word of the other side's topic
-    (``_topic``) — never its antonym (WordNet), however alike the two look. A word is not
+    derivation, by its stem or WordNet's links, a spelling, a quality's adjective), a
+    compound of words said on either side (``said``: "colorblind" for "color blind"), or a
+    word of the other side's topic (``_topic``) — never its antonym (WordNet), however alike
+    the two look, nor, for a possessed agent noun (``agents``), its verb. A word is not
     accounted for by a longer word that merely starts or ends with it: "car" is not
     "carpet", "account" not "accountant"."""
     root = en.stem(word)
