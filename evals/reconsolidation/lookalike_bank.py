@@ -29,9 +29,11 @@ differs changes the claim. Kinds (``KINDS``):
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", "suffers from",
   a participle after a present "is": "is based in"; "expires in" a date as "is valid until";
-  "goes to work by bike" as "cycles"; "is employed by" a name as "works at" it), a changed
-  person, time, status or thing (added with those readings, ``lookalike-bank@2``; diets,
-  "suffers from" and participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``);
+  "goes to work by bike" as "cycles"; "is employed by" a name as "works at" it; "goes by" a
+  name as "is called" it; "X's home is in" a place as "X lives in" it), a changed person,
+  time, status or thing (added with those readings, ``lookalike-bank@2``; diets, "suffers
+  from" and participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``; names
+  and homes ``@8``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
@@ -40,9 +42,10 @@ differs changes the claim. Kinds (``KINDS``):
   words, "flat"/"apartment"; "is going to" before a verb, and "is moving" with a time
   ahead, as "will"; "is fond of" as "likes"; "afraid" and "frightened" as "scared";
   "enjoys", "resides", "requires", "relocated", "aim" and "objective", "departs" and "has a
-  fear of" as "likes", "lives", "needs", "moved", "goal", "leaves" and "is scared of"), a changed relation, period, tense, number of people or word
+  fear of" as "likes", "lives", "needs", "moved", "goal", "leaves" and "is scared of"; "is a
+  fan of" as "likes"), a changed relation, period, tense, number of people or word
   (``lookalike-bank@3``; volition, clock times and dialect words ``@4``; the future and
-  plainer words ``@5``; formal words ``@6``).
+  plainer words ``@5``; formal words ``@6``; "a fan of" ``@8``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -63,7 +66,7 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@7"
+VERSION = "lookalike-bank@8"
 KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
          "order", "construction", "variant")
 
@@ -271,6 +274,13 @@ PAIRS = [
     ("role", "The owner teaches Ana.", "The owner's teacher is Ana."),
     ("role", "The owner manages Sam.", "The owner's manager is Sam."),
     ("role", "The owner coaches Sam.", "The owner's coach is Sam."),
+    ("construction", "The owner goes by Sam.", "The owner went by Sam."),
+    ("construction", "The owner goes by Sam.", "The owner goes by Sam's house."),
+    ("construction", "The owner's home is in Porto.", "The owner lived in Porto."),
+    ("construction", "The owner's holiday home is in Porto.", "The owner lives in Porto."),
+    ("construction", "The owner's home is in Porto.", "The owner works in Porto."),
+    ("variant", "The owner is a big fan of jazz.", "The owner likes jazz."),
+    ("variant", "The owner is a fan of jazz.", "The owner was a fan of jazz."),
     ("construction", "The owner is employed by Meridian.", "The owner was employed by Meridian."),
     ("construction", "The owner is employed by Meridian.", "Meridian is employed by the owner."),
     ("construction", "The owner is employed by Meridian.", "The owner's wife is employed by Meridian."),

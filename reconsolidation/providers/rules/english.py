@@ -98,12 +98,13 @@ VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d
 # guard still tells "resided" from "lives"): "enjoys cooking" is "likes cooking", "resides in"
 # is "lives in", "requires glasses" is "needs glasses", "relocated to" is "moved to", an
 # "aim" or "objective" is a "goal" (WordNet makes an aim a kind of goal), a flight that
-# "departs" at 9:40 "leaves" then, and "has a fear of heights" is "is scared of heights".
+# "departs" at 9:40 "leaves" then, and "has a fear of heights" is "is scared of heights";
+# "is a fan of jazz" is "likes jazz" (not "a big fan": "big" stays to be accounted for).
 _PLAIN_FORMS = {"like": "enjoy enjoys enjoying enjoyed", "live": "reside resides residing resided",
                 "need": "require requires requiring required", "move": "relocate relocates relocating relocated",
                 "goal": "aim aims objective objectives", "leave": "depart departs departing departed"}
-PLAINER = {("fond", "of"): ("like",), ("afraid",): ("scared",), ("frightened",): ("scared",),
-           ("fear", "of"): ("scared",)} | {
+PLAINER = {("fond", "of"): ("like",), ("fan", "of"): ("like",), ("afraid",): ("scared",),
+           ("frightened",): ("scared",), ("fear", "of"): ("scared",)} | {
     (form,): (plain,) for plain, forms in _PLAIN_FORMS.items() for form in forms.split()}
 # Diets that also name the person who keeps them: "follows a vegan diet" is "is vegan"; and
 # the verbs that say one is on a diet ("follows a low-carb diet" is "is on a low-carb diet").

@@ -59,6 +59,8 @@ _DATE_WINDOW = 3  # "falls on [the] 3rd [of] June": a date within this many word
 _WORKS = frozenset(("work", "works"))
 _COMES = frozenset(("come", "comes"))
 _NAMING = frozenset(("called", "named"))
+_GOES = frozenset(("go", "goes"))  # present forms only: "went by Sam" keeps its past
+_HOME_PLACES = frozenset(("in", "near", "outside"))  # "'s home is in Porto": where one lives
 _SUFFERS = frozenset(("suffer", "suffers", "suffering"))  # present forms only: "suffered" keeps its past
 _DIET_WINDOW = 4  # "follows a [strict low carb] diet": the diet within this many words of the article
 
@@ -304,6 +306,12 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "a cat called Miso", "is named Miso": a name, not a past act
     if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
         return ""  # "the cat's name is Miso" is "the cat is called Miso"
+    if (token in _GOES and _before_name(tokens, index, "by")) or (
+            token == "by" and index and words[index - 1] in _GOES and _before_name(tokens, index - 1, "by")):
+        return ""  # "goes by Sam" is "is called Sam" (not "went by": a past; not "goes by bus")
+    if token == "home" and index and words[index - 1] in ("'s", "my") and following in ("is", "are") and \
+            index + 2 < len(words) and words[index + 2] in _HOME_PLACES:
+        return "live"  # "the owner's home is in Porto" is "the owner lives in Porto" (not a "holiday home")
     return None
 
 
