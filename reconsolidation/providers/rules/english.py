@@ -99,11 +99,13 @@ VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d
 # is "lives in", "requires glasses" is "needs glasses", "relocated to" is "moved to", an
 # "aim" or "objective" is a "goal" (WordNet makes an aim a kind of goal), a flight that
 # "departs" at 9:40 "leaves" then, and "has a fear of heights" is "is scared of heights";
-# "is a fan of jazz" is "likes jazz" (not "a big fan": "big" stays to be accounted for).
+# "is a fan of jazz" is "likes jazz" (not "a big fan": "big" stays to be accounted for);
+# "would rather take the train" is "prefers to take the train" (a preference, not a modal).
 _PLAIN_FORMS = {"like": "enjoy enjoys enjoying enjoyed", "live": "reside resides residing resided",
                 "need": "require requires requiring required", "move": "relocate relocates relocating relocated",
                 "goal": "aim aims objective objectives", "leave": "depart departs departing departed"}
-PLAINER = {("fond", "of"): ("like",), ("fan", "of"): ("like",), ("afraid",): ("scared",),
+PLAINER = {("fond", "of"): ("like",), ("fan", "of"): ("like",), ("would", "rather"): ("prefer",),
+           ("'d", "rather"): ("prefer",), ("afraid",): ("scared",),
            ("frightened",): ("scared",), ("fear", "of"): ("scared",)} | {
     (form,): (plain,) for plain, forms in _PLAIN_FORMS.items() for form in forms.split()}
 # Diets that also name the person who keeps them: "follows a vegan diet" is "is vegan"; and

@@ -639,9 +639,18 @@ def _agents(parsed: _Parsed, other: _Parsed) -> frozenset:
             key = "owner"
         else:
             continue
-        if key == core[0]:
-            found.update(w for w in words[index + 1:index + 1 + _POSSESSED_WINDOW] if roles.is_person(w))
+        # the possessed noun: the first person noun, after an adjective or none ("the owner's
+        # son studies": "studies" is a verb, though "a quick study" is a person)
+        head = next((w for w in words[index + 1:index + 1 + _POSSESSED_WINDOW] if roles.is_person(w)), None)
+        if head and key == core[0]:
+            found.add(head)
     return frozenset(found)
+
+
+@functools.lru_cache(maxsize=16384)
+def _verbs(word: str) -> frozenset:
+    """The verbs WordNet reads ``word`` as an inflection of ("studies" and "studying": study)."""
+    return frozenset(lemma for lemma, pos in wordnet.lemmas((word,)) if pos == "v")
 
 
 def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: frozenset = frozenset(),
@@ -667,6 +676,8 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: 
             return True
         if wordnet.derived(word, candidate):
             return True  # "prefers" / "preference", "decided" / "decision": WordNet derives one from the other
+        if _verbs(word) & _verbs(candidate):
+            return True  # "studies" / "studying": one verb (the tense guard has read any past)
         if _compound_of(word, candidate, said) or _compound_of(candidate, word, said):
             return True
         if "birth" in (word, candidate) and word.startswith("birth") and candidate.startswith("birth"):
