@@ -129,7 +129,8 @@ def _synsets(source: Path):
     sources: dict[tuple[str, str], set[str]] = defaultdict(set)
     for sid, src, tid, dst in derived:
         sources[(sid, lemmas[sid][src - 1])].add(lemmas[tid][dst - 1])
-    links = {(sid, lemmas[sid][src - 1], tid, lemmas[tid][dst - 1]) for sid, src, tid, dst in derivations}
+    links = {(sid, lemmas[sid][src - 1], tid, lemmas[tid][dst - 1])
+             for sid, src, tid, dst in derivations}
     return lemmas, hypernyms, pairs, persons, sources, links, person_senses
 
 
@@ -202,10 +203,10 @@ def build(source: Path = SOURCE_DIR, out: Path = OUT_DIR) -> dict[str, int]:
         "antonyms.tsv": sorted(f"{a}\t{b}" for a, b in antonyms),
         "exceptions.tsv": sorted(f"{form}\t{pos}\t{base}" for form, pos, base in set(exceptions)),
         "roles.tsv": sorted(role_rows),
-        "derivations.tsv": sorted({"\t".join(sorted((f"{a}\t{sid[0]}", f"{b}\t{tid[0]}")))
-                                   for sid, a, tid, b in links if (a, sid) in frequent and (b, tid) in frequent
-                                   and a != b and not {a, b} & people
-                                   and re.fullmatch(r"[a-z]+", a) and re.fullmatch(r"[a-z]+", b)}),
+        "derivations.tsv": sorted({
+            "\t".join(sorted((f"{a}\t{sid[0]}", f"{b}\t{tid[0]}"))) for sid, a, tid, b in links
+            if (a, sid) in frequent and (b, tid) in frequent and a != b and not {a, b} & people
+            and re.fullmatch(r"[a-z]+", a) and re.fullmatch(r"[a-z]+", b)}),
     }
     for name, rows in tables.items():
         (out / name).write_text("\n".join(rows) + "\n", encoding="utf-8")

@@ -117,7 +117,8 @@ def derived(a: str, b: str) -> bool:
     ("prefers" / "preference", "decided" / "decision", "curious" / "curiosity"), in any of
     their inflected forms. Not a synonym: the two say one thing as two parts of speech."""
     links = derivations()
-    return any(frozenset((x, y)) in links for x in _forms((a,)) for y in _forms((b,)) if x[0] != y[0])
+    forms_b = _forms((b,))
+    return any(frozenset((x, y)) in links for x in _forms((a,)) for y in forms_b if x[0] != y[0])
 
 
 @lru_cache(maxsize=8192)

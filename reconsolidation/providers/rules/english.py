@@ -102,8 +102,10 @@ VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d
 # "is a fan of jazz" is "likes jazz" (not "a big fan": "big" stays to be accounted for);
 # "would rather take the train" is "prefers to take the train" (a preference, not a modal).
 _PLAIN_FORMS = {"like": "enjoy enjoys enjoying enjoyed", "live": "reside resides residing resided",
-                "need": "require requires requiring required", "move": "relocate relocates relocating relocated",
-                "goal": "aim aims objective objectives", "leave": "depart departs departing departed"}
+                "need": "require requires requiring required",
+                "move": "relocate relocates relocating relocated",
+                "goal": "aim aims objective objectives",
+                "leave": "depart departs departing departed"}
 PLAINER = {("fond", "of"): ("like",), ("fan", "of"): ("like",), ("would", "rather"): ("prefer",),
            ("'d", "rather"): ("prefer",), ("afraid",): ("scared",),
            ("frightened",): ("scared",), ("fear", "of"): ("scared",)} | {

@@ -60,6 +60,7 @@ _WORKS = frozenset(("work", "works"))
 _COMES = frozenset(("come", "comes"))
 _NAMING = frozenset(("called", "named"))
 _GOES = frozenset(("go", "goes"))  # present forms only: "went by Sam" keeps its past
+_EMPLOYED = frozenset(("employed",))  # after a present "is": "is employed by Meridian"
 _HOME_PLACES = frozenset(("in", "near", "outside"))  # "'s home is in Porto": where one lives
 _SUFFERS = frozenset(("suffer", "suffers", "suffering"))  # present forms only: "suffered" keeps its past
 _DIET_WINDOW = 4  # "follows a [strict low carb] diet": the diet within this many words of the article
@@ -287,13 +288,11 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "was born" is a lasting fact, not a past state; "falls on 3 June" is "is on"
     if token == "born":
         return "birth"  # the word the nouns say: "birthday", "birthplace", "date of birth"
-    if token in _WORKS and _before_name(tokens, index, "at") and not any(w.startswith("employ") for w in words):
-        return "employer"  # "works at Meridian" is "Meridian is the employer" (not "works for Sam": a converse)
-    if token == "employed" and index and words[index - 1] in _BE_PRESENT and _before_name(tokens, index, "by"):
-        return "employer"  # "is employed by Meridian" (not "was employed": a past; not "by the owner")
-    if token == "by" and index > 1 and words[index - 1] == "employed" and words[index - 2] in _BE_PRESENT and \
-            _before_name(tokens, index - 1, "by"):
-        return ""
+    works_at = token in _WORKS and _before_name(tokens, index, "at")
+    if (works_at and not any(w.startswith("employ") for w in words)) or _by_name(tokens, index, _EMPLOYED):
+        # "works at Meridian", "is employed by Meridian": Meridian is the employer (not "works
+        # for Sam", a converse; not "was employed", a past; not "employed by the owner")
+        return "employer"
     if token == "diet" and index and words[index - 1] in en.DIETS:
         return ""  # "a vegan diet" is what "vegan" says: "follows a vegan diet" is "is vegan"
     if token in en.KEEPS_DIET and following in _DETERMINERS and "diet" in words[index + 2:index + 2 + _DIET_WINDOW]:
@@ -306,12 +305,11 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "a cat called Miso", "is named Miso": a name, not a past act
     if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
         return ""  # "the cat's name is Miso" is "the cat is called Miso"
-    if (token in _GOES and _before_name(tokens, index, "by")) or (
-            token == "by" and index and words[index - 1] in _GOES and _before_name(tokens, index - 1, "by")):
+    if _by_name(tokens, index, _GOES) or (token == "by" and _by_name(tokens, index - 1, _EMPLOYED | _GOES)):
         return ""  # "goes by Sam" is "is called Sam" (not "went by": a past; not "goes by bus")
-    if token == "home" and index and words[index - 1] in ("'s", "my") and following in ("is", "are") and \
-            index + 2 < len(words) and words[index + 2] in _HOME_PLACES:
-        return "live"  # "the owner's home is in Porto" is "the owner lives in Porto" (not a "holiday home")
+    after_copula = words[index + 2] if index + 2 < len(words) and following in ("is", "are") else ""
+    if token == "home" and index and words[index - 1] in ("'s", "my") and after_copula in _HOME_PLACES:
+        return "live"  # "the owner's home is in Porto": "the owner lives in Porto" (not a holiday home)
     return None
 
 
@@ -412,6 +410,14 @@ def _before_name(tokens: Sequence[tuple[str, bool, int]], index: int, prepositio
     if index + 2 >= len(tokens) or tokens[index + 1][0] != preposition or not tokens[index + 2][1]:
         return False
     return not (index + 3 < len(tokens) and tokens[index + 3][0] == "'s")
+
+
+def _by_name(tokens: Sequence[tuple[str, bool, int]], index: int, verbs: frozenset) -> bool:
+    """Whether one of ``verbs`` at ``index`` is followed by "by" and a name ("goes by Sam"),
+    "employed" only after a present "is" ("is employed by Meridian")."""
+    if index < 0 or tokens[index][0] not in verbs or not _before_name(tokens, index, "by"):
+        return False
+    return tokens[index][0] not in _EMPLOYED or (index > 0 and tokens[index - 1][0] in _BE_PRESENT)
 
 
 def _naming(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
@@ -596,8 +602,8 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
         return True
     if any(before_a[key] != before_b[key] for key in before_a.keys() & before_b.keys()):
         return False
-    if not (_copular(a) or _copular(b)) and any(
-            "for" in (before_a.get(key), before_b.get(key)) for key in before_a.keys() ^ before_b.keys()):
+    one_sided = before_a.keys() ^ before_b.keys()
+    if any("for" in (before_a.get(k), before_b.get(k)) for k in one_sided) and not (_copular(a) or _copular(b)):
         return False  # "leaves for Oslo" is not "leaves Oslo"
     if core_a[:1] != core_b[:1] and not (_copular(a) or _copular(b)):
         return False
@@ -641,7 +647,8 @@ def _agents(parsed: _Parsed, other: _Parsed) -> frozenset:
             continue
         # the possessed noun: the first person noun, after an adjective or none ("the owner's
         # son studies": "studies" is a verb, though "a quick study" is a person)
-        head = next((w for w in words[index + 1:index + 1 + _POSSESSED_WINDOW] if roles.is_person(w)), None)
+        window = words[index + 1:index + 1 + _POSSESSED_WINDOW]
+        head = next((w for w in window if roles.is_person(w)), None)
         if head and key == core[0]:
             found.add(head)
     return frozenset(found)
@@ -653,8 +660,8 @@ def _verbs(word: str) -> frozenset:
     return frozenset(lemma for lemma, pos in wordnet.lemmas((word,)) if pos == "v")
 
 
-def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: frozenset = frozenset(),
-               agents: frozenset = frozenset()) -> bool:
+def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(),
+               said: frozenset = frozenset(), agents: frozenset = frozenset()) -> bool:
     """A differing content word is another form of a word of ``other`` (an inflection or
     derivation, by its stem or WordNet's links, a spelling, a quality's adjective), a
     compound of words said on either side (``said``: "colorblind" for "color blind"), or a
@@ -667,7 +674,7 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: 
         if wordnet.relation((word,), (candidate,)).kind == wordnet.ANTONYMS:
             continue  # "dislikes" contains "likes", "employee" shares a stem with "employer"
         if {word, candidate} & agents and not {word, candidate} <= agents:
-            continue  # a possessed agent noun is no form of its verb: "the owner's trainer" trains the owner
+            continue  # a possessed agent noun is not its verb: "the owner's trainer" trains them
         if en.stem(candidate) == root or en.singular(candidate) == en.singular(word):
             return True
         if en.american(candidate) == en.american(word):
@@ -675,7 +682,7 @@ def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(), said: 
         if en.quality(word) == candidate or en.quality(candidate) == word:
             return True
         if wordnet.derived(word, candidate):
-            return True  # "prefers" / "preference", "decided" / "decision": WordNet derives one from the other
+            return True  # "prefers" / "preference", "decided" / "decision": WordNet's derivations
         if _verbs(word) & _verbs(candidate):
             return True  # "studies" / "studying": one verb (the tense guard has read any past)
         if _compound_of(word, candidate, said) or _compound_of(candidate, word, said):
