@@ -30,10 +30,10 @@ differs changes the claim. Kinds (``KINDS``):
   "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", "suffers from",
   a participle after a present "is": "is based in"; "expires in" a date as "is valid until";
   "goes to work by bike" as "cycles"; "is employed by" a name as "works at" it; "goes by" a
-  name as "is called" it; "X's home is in" a place as "X lives in" it), a changed person,
-  time, status or thing (added with those readings, ``lookalike-bank@2``; diets, "suffers
-  from" and participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``; names
-  and homes ``@8``);
+  name as "is called" it; "X's home is in" a place as "X lives in" it; "X's age is 40" and
+  "is aged 40" as "is 40"), a changed person, time, status or thing (added with those
+  readings, ``lookalike-bank@2``; diets, "suffers from" and participles ``@4``; expiry and
+  travel by bike ``@5``; employment ``@6``; names, homes and ages ``@8``);
 * ``variant`` — beside the words the guards read as one (informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
@@ -278,6 +278,9 @@ PAIRS = [
     ("construction", "The owner goes by Sam.", "The owner went by Sam."),
     ("construction", "The owner goes by Sam.", "The owner goes by Sam's house."),
     ("construction", "The owner's home is in Porto.", "The owner lived in Porto."),
+    ("construction", "The owner's age is 40.", "The owner's age was 40."),
+    ("construction", "The owner's age is 40.", "The owner's house is 40 years old."),
+    ("construction", "The owner is aged 40.", "The owner is 40 minutes away."),
     ("construction", "The owner's holiday home is in Porto.", "The owner lives in Porto."),
     ("construction", "The owner's home is in Porto.", "The owner works in Porto."),
     ("variant", "The owner is a big fan of jazz.", "The owner likes jazz."),

@@ -305,6 +305,11 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "a cat called Miso", "is named Miso": a name, not a past act
     if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
         return ""  # "the cat's name is Miso" is "the cat is called Miso"
+    if (token == "age" and index and words[index - 1] == "'s" and following in ("is", "are")
+            and en.number(words[index + 2] if index + 2 < len(words) else "") is not None):
+        return ""  # "the owner's age is 40" is "the owner is 40 (years old)"
+    if token == "aged" and en.number(following) is not None:
+        return ""  # "is aged 40" is "is 40"
     if _by_name(tokens, index, _GOES) or (token == "by" and _by_name(tokens, index - 1, _EMPLOYED | _GOES)):
         return ""  # "goes by Sam" is "is called Sam" (not "went by": a past; not "goes by bus")
     after_copula = words[index + 2] if index + 2 < len(words) and following in ("is", "are") else ""

@@ -117,6 +117,8 @@ CASES = [
     ("role", ("The owner works at Meridian.", "Meridian is the owner's employer."),
      "The owner's employee works at Meridian."),
     ("tense", ("The owner goes by Sam.", "The owner is called Sam."), "The owner went by Sam."),
+    ("relation", ("The owner's age is 40.", "The owner is 40 years old."), "The owner's son's age is 40."),
+    ("numbers", ("The owner is aged 40.", "The owner is 40 years old."), "The owner is 40 kg."),
     ("relation", ("The owner's home is in Porto.", "The owner lives in Porto."), "The owner's sister lives in Porto."),
     ("role", ("The owner lives in Porto.", "The owner's home is in Porto."), "The owner's holiday home is in Porto."),
     ("content", ("The owner is a fan of jazz.", "The owner likes jazz."), "The owner loves jazz."),
