@@ -43,10 +43,11 @@ differs changes the claim. Kinds (``KINDS``):
   ahead, as "will"; "is fond of" as "likes"; "afraid" and "frightened" as "scared";
   "enjoys", "resides", "requires", "relocated", "aim" and "objective", "departs" and "has a
   fear of" as "likes", "lives", "needs", "moved", "goal", "leaves" and "is scared of"; "is a
-  fan of" as "likes"; "would rather" as "prefers"), a changed relation, period, tense,
+  fan of" as "likes"; "would rather" as "prefers"; "intends" as "plans"; "is unable to" as
+  "cannot"), a changed relation, period, tense,
   number of people or word (``lookalike-bank@3``; volition, clock times and dialect words
-  ``@4``; the future and plainer words ``@5``; formal words ``@6``; "a fan of" and "would
-  rather" ``@8``).
+  ``@4``; the future and plainer words ``@5``; formal words ``@6``; "a fan of", "would
+  rather", "intends" and "unable" ``@8``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -286,6 +287,10 @@ PAIRS = [
     ("variant", "The owner is a big fan of jazz.", "The owner likes jazz."),
     ("variant", "The owner is a fan of jazz.", "The owner was a fan of jazz."),
     ("variant", "The owner would rather take the train.", "The owner would rather take the bus."),
+    ("variant", "The owner is unable to swim.", "The owner is able to swim."),
+    ("variant", "The owner is unable to swim.", "The owner couldn't swim."),
+    ("variant", "The owner intends to retire at 60.", "The owner wants to retire at 60."),
+    ("variant", "The owner intends to retire at 60.", "The owner will retire at 60."),
     ("variant", "The owner would rather take the train.", "The owner preferred to take the train."),
     ("variant", "The owner's son is studying medicine.", "The owner's son studied medicine."),
     ("construction", "The owner is employed by Meridian.", "The owner was employed by Meridian."),

@@ -100,11 +100,12 @@ VOLITION = frozenset({("would", "like"), ("'d", "like"), ("would", "love"), ("'d
 # "aim" or "objective" is a "goal" (WordNet makes an aim a kind of goal), a flight that
 # "departs" at 9:40 "leaves" then, and "has a fear of heights" is "is scared of heights";
 # "is a fan of jazz" is "likes jazz" (not "a big fan": "big" stays to be accounted for);
-# "would rather take the train" is "prefers to take the train" (a preference, not a modal).
+# "would rather take the train" is "prefers to take the train" (a preference, not a modal);
+# "intends to retire at 60" is "plans to retire at 60".
 _PLAIN_FORMS = {"like": "enjoy enjoys enjoying enjoyed", "live": "reside resides residing resided",
                 "need": "require requires requiring required",
                 "move": "relocate relocates relocating relocated",
-                "goal": "aim aims objective objectives",
+                "goal": "aim aims objective objectives", "plan": "intend intends intending intended",
                 "leave": "depart departs departing departed"}
 PLAINER = {("fond", "of"): ("like",), ("fan", "of"): ("like",), ("would", "rather"): ("prefer",),
            ("'d", "rather"): ("prefer",), ("afraid",): ("scared",),

@@ -232,8 +232,10 @@ def _parse(text: str) -> _Parsed:
         if token in en.APPROX:
             classes["comparison"].add("approx")
             continue
-        if token in en.NEGATION:
+        if token in en.NEGATION or (token == "unable" and following == "to"):
             classes["negation"].add("not")
+            if token == "unable":
+                classes["modality"].add("can")  # "is unable to swim" is "cannot swim"
             continue
         if token in en.MODAL:
             classes["modality"].add("will" if _going_to(tokens, index) else token.lstrip("'"))
