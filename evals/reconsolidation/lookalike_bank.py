@@ -34,7 +34,9 @@ differs changes the claim. Kinds (``KINDS``):
   "is aged 40" as "is 40"), a changed person, time, status or thing (added with those
   readings, ``lookalike-bank@2``; diets, "suffers from" and participles ``@4``; expiry and
   travel by bike ``@5``; employment ``@6``; names, homes and ages ``@8``);
-* ``variant`` — beside the words the guards read as one (informal relation words,
+* ``variant`` — beside the words the guards read as one (two forms of one verb, whose
+  tense must still be read: "died" / "dies", "fed" / "feeds", which the guards once merged,
+  ``@8``; informal relation words,
   "mum"/"mother"; "every day"/"daily", "twice"/"two times"; British and American
   spellings; "can't"/"cannot"; "is called", "X's name is"; "34 years old"; "normally";
   "comes from"; "works as"; "intolerant"/"intolerance"; "goes to"/"attends"; "hopes to",
@@ -288,6 +290,9 @@ PAIRS = [
     ("variant", "The owner is a fan of jazz.", "The owner was a fan of jazz."),
     ("variant", "The owner would rather take the train.", "The owner would rather take the bus."),
     ("variant", "The owner is unable to swim.", "The owner is able to swim."),
+    ("variant", "The owner's mother died in 2015.", "The owner's mother dies in 2015."),
+    ("variant", "The owner fed the cat.", "The owner feeds the cat."),
+    ("variant", "The owner tied the boat to the pier.", "The owner ties the boat to the pier."),
     ("variant", "The owner is unable to swim.", "The owner couldn't swim."),
     ("variant", "The owner intends to retire at 60.", "The owner wants to retire at 60."),
     ("variant", "The owner intends to retire at 60.", "The owner will retire at 60."),

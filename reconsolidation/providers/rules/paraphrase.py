@@ -663,8 +663,10 @@ def _agents(parsed: _Parsed, other: _Parsed) -> frozenset:
 
 @functools.lru_cache(maxsize=16384)
 def _verbs(word: str) -> frozenset:
-    """The verbs WordNet reads ``word`` as an inflection of ("studies" and "studying": study)."""
-    return frozenset(lemma for lemma, pos in wordnet.lemmas((word,)) if pos == "v")
+    """The verbs ``word`` is a regular inflection of ("studies" and "studying": study). Not an
+    irregular form ("fed", "went"): the tense guard knows the common pasts by list only."""
+    senses = wordnet.tables().senses
+    return frozenset(base for base in wordnet.bases(word, "v", {}) if (base, "v") in senses)
 
 
 def _accounted(word: str, other: _Parsed, topic: frozenset = frozenset(),
