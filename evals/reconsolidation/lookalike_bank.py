@@ -293,6 +293,7 @@ PAIRS = [
     ("variant", "The owner's mother died in 2015.", "The owner's mother dies in 2015."),
     ("variant", "The owner fed the cat.", "The owner feeds the cat."),
     ("variant", "The owner tied the boat to the pier.", "The owner ties the boat to the pier."),
+    ("variant", "The owner sued the landlord.", "The owner sues the landlord."),
     ("variant", "The owner is unable to swim.", "The owner couldn't swim."),
     ("variant", "The owner intends to retire at 60.", "The owner wants to retire at 60."),
     ("variant", "The owner intends to retire at 60.", "The owner will retire at 60."),

@@ -41,9 +41,8 @@ IRREGULAR_PAST = frozenset("""
 went came saw knew thought told became left felt brought began kept held wrote stood heard ran met paid sat spoke
 lay led grew lost fell sent built understood drew broke spent rose drove bought wore chose sold taught caught fought
 threw slept flew forgot ate drank swam sang rode won gave found took made got said hid bit shook woke froze
-dreamt learnt spelt burnt leapt knelt smelt spoilt dwelt spilt
-died lied tied owed fled bled bred sped fed wed
-""".split())  # the last line: pasts in "-ed" too short for ``is_past``'s rule ("need" is no past)
+dreamt learnt spelt burnt leapt knelt smelt spoilt dwelt spilt fed wed
+""".split())
 STATUS = frozenset("former formerly ex old new previous previously current currently now still anymore longer"
                    " again recently lately".split())
 COMPARISON = frozenset("before after earlier later than more less fewer most least under over above below until till"
@@ -239,9 +238,16 @@ def plural(noun: str) -> str:
     return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
 
 
+_NOT_PAST_ED = frozenset(("coed", "shed", "sled"))  # four letters in "-ed", no past (nor is "-eed": "need")
+
+
 def is_past(word: str) -> bool:
-    """A past form: an irregular past, a past auxiliary, or a word in "-ed"."""
-    return word in IRREGULAR_PAST or word in PAST_AUX or (word.endswith("ed") and len(word) > 4)
+    """A past form: an irregular past, a past auxiliary, or a word in "-ed" ("died", "sued";
+    not "need", "feed" or "shed")."""
+    if word in IRREGULAR_PAST or word in PAST_AUX:
+        return True
+    return word.endswith("ed") and (len(word) > 4 or (
+        len(word) == 4 and not word.endswith("eed") and word not in _NOT_PAST_ED))
 
 
 _QUALITY_NOUNS = (("ance", "ant"), ("ancy", "ant"), ("ence", "ent"), ("ency", "ent"))
