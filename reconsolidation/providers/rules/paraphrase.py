@@ -599,9 +599,9 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
     ("Sam's sister is the owner's friend" is not "the owner's sister is Sam's friend"). A
     participant both sides put after a preposition must be after the same one ("works with
     Sam" is not "works for Sam"), and without a copula, which may say a role either way
-    ("works at Meridian", "Meridian is the owner's employer"), one only one side puts after
-    "for" (a destination or a beneficiary) is not the other's object: "leaves for Oslo" is
-    not "leaves Oslo". (Other prepositions come and go with an instrument or a place:
+    ("works at Meridian", "Meridian is the owner's employer"), a participant only one side
+    puts after "for" (a destination or a beneficiary) is not the other's object: "leaves for
+    Oslo" is not "leaves Oslo". (Other prepositions come and go with an instrument or a place:
     "reads on a Kobo" is "uses a Kobo to read".)"""
     found_a, core_a, owns_a, before_a = _participants(a, _names(a, b))
     found_b, core_b, owns_b, before_b = _participants(b, _names(b, a))
