@@ -29,11 +29,12 @@ differs changes the claim. Kinds (``KINDS``):
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", "suffers from",
   a participle after a present "is": "is based in"; "expires in" a date as "is valid until";
-  "goes to work by bike" as "cycles"; "is employed by" a name as "works at" it; "goes by" a
-  name as "is called" it; "X's home is in" a place as "X lives in" it; "X's age is 40" and
-  "is aged 40" as "is 40"), a changed person, time, status or thing (added with those
-  readings, ``lookalike-bank@2``; diets, "suffers from" and participles ``@4``; expiry and
-  travel by bike ``@5``; employment ``@6``; names, homes and ages ``@8``);
+  "goes to work by bike" as "cycles"; "is employed by" a name as "works at" it, "is employed
+  as" as "works as"; "goes by" a name as "is called" it; "X's home is in" a place as "X lives
+  in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed person, time, status or
+  thing (added with those readings, ``lookalike-bank@2``; diets, "suffers from" and
+  participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``; names, homes and
+  ages ``@8``; "employed as" ``@9``);
 * ``variant`` — beside the words the guards read as one (two forms of one verb, whose
   tense must still be read: "died" / "dies", "fed" / "feeds", which the guards once merged,
   ``@8``; informal relation words,
@@ -70,7 +71,7 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@8"
+VERSION = "lookalike-bank@9"
 KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
          "order", "construction", "variant")
 
@@ -282,6 +283,9 @@ PAIRS = [
     ("construction", "The owner goes by Sam.", "The owner goes by Sam's house."),
     ("construction", "The owner's home is in Porto.", "The owner lived in Porto."),
     ("construction", "The owner's age is 40.", "The owner's age was 40."),
+    ("construction", "The owner is employed as a nurse.", "The owner was employed as a nurse."),
+    ("construction", "The owner is employed as a nurse.", "The owner employs a nurse."),
+    ("construction", "The owner is employed as a nurse.", "The owner is employed by a nurse."),
     ("construction", "The owner's age is 40.", "The owner's house is 40 years old."),
     ("construction", "The owner is aged 40.", "The owner is 40 minutes away."),
     ("construction", "The owner's holiday home is in Porto.", "The owner lives in Porto."),

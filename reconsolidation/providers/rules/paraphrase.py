@@ -303,6 +303,8 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "suffers from migraines" is "has migraines"
     if (token in _WORKS and following == "as") or (token in _COMES and following == "from"):
         return ""  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
+    if token == "employed" and following == "as" and index and words[index - 1] in _BE_PRESENT:
+        return ""  # "is employed as a nurse" is "works as a nurse" (not "was employed")
     if token in _NAMING and _naming(tokens, index):
         return ""  # "a cat called Miso", "is named Miso": a name, not a past act
     if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):

@@ -123,6 +123,8 @@ CASES = [
     ("role", ("The owner works at Meridian.", "Meridian is the owner's employer."),
      "The owner's employee works at Meridian."),
     ("tense", ("The owner goes by Sam.", "The owner is called Sam."), "The owner went by Sam."),
+    ("tense", ("The owner is employed as a nurse.", "The owner works as a nurse."),
+     "The owner was employed as a nurse."),
     ("relation", ("The owner's age is 40.", "The owner is 40 years old."), "The owner's son's age is 40."),
     ("numbers", ("The owner is aged 40.", "The owner is 40 years old."), "The owner is 40 kg."),
     ("relation", ("The owner's home is in Porto.", "The owner lives in Porto."), "The owner's sister lives in Porto."),
