@@ -301,22 +301,22 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "follows a low-carb diet" is "is on a low-carb diet"
     if (token in _SUFFERS and following == "from") or (token == "from" and index and words[index - 1] in _SUFFERS):
         return ""  # "suffers from migraines" is "has migraines"
-    if (token in _WORKS and following == "as") or (token in _COMES and following == "from"):
-        return ""  # "works as a nurse" is "is a nurse"; "comes from Porto" is "is from Porto"
-    if token == "employed" and following == "as" and index and words[index - 1] in _BE_PRESENT:
-        return ""  # "is employed as a nurse" is "works as a nurse" (not "was employed")
+    employed = token in _EMPLOYED and index and words[index - 1] in _BE_PRESENT  # not "was employed"
+    if ((token in _WORKS or employed) and following == "as") or (token in _COMES and following == "from"):
+        return ""  # "works as" / "is employed as a nurse": "is a nurse"; "comes from": "is from"
     if token in _NAMING and _naming(tokens, index):
         return ""  # "a cat called Miso", "is named Miso": a name, not a past act
-    if token == "name" and index and words[index - 1] == "'s" and following in ("is", "are"):
+    # "X's <noun> is ...": the word after the copula, '' when no copula follows
+    after_copula = words[index + 2] if index + 2 < len(words) and following in ("is", "are") else ""
+    possessed = index and words[index - 1] == "'s"
+    if token == "name" and possessed and following in ("is", "are"):
         return ""  # "the cat's name is Miso" is "the cat is called Miso"
-    if (token == "age" and index and words[index - 1] == "'s" and following in ("is", "are")
-            and en.number(words[index + 2] if index + 2 < len(words) else "") is not None):
+    if token == "age" and possessed and en.number(after_copula) is not None:
         return ""  # "the owner's age is 40" is "the owner is 40 (years old)"
     if token == "aged" and en.number(following) is not None:
         return ""  # "is aged 40" is "is 40"
     if _by_name(tokens, index, _GOES) or (token == "by" and _by_name(tokens, index - 1, _EMPLOYED | _GOES)):
         return ""  # "goes by Sam" is "is called Sam" (not "went by": a past; not "goes by bus")
-    after_copula = words[index + 2] if index + 2 < len(words) and following in ("is", "are") else ""
     if token == "home" and index and words[index - 1] in ("'s", "my") and after_copula in _HOME_PLACES:
         return "live"  # "the owner's home is in Porto": "the owner lives in Porto" (not a holiday home)
     return None
