@@ -86,7 +86,6 @@ def _synsets(source: Path):
     lemmas: dict[str, tuple[str, ...]] = {}
     hypernyms: dict[str, tuple[str, ...]] = {}
     antonyms: set[tuple[str, str]] = set()
-    derived: set[tuple[str, int, str, int]] = set()
     derivations: set[tuple[str, int, str, int]] = set()
     person_senses: set[str] = set()
     persons: dict[str, list[str]] = {}
@@ -113,12 +112,9 @@ def _synsets(source: Path):
                 elif symbol == "!" and where != "0000":
                     antonyms.add((sid, int(where[:2], 16), target_pos + target, int(where[2:], 16)))
                 elif symbol == "+":
-                    link = (sid, int(where[:2], 16), target_pos + target, int(where[2:], 16))
-                    derivations.add(link)
-                    if fields[1] == PERSON_FILE:
-                        derived.add(link)
+                    derivations.add((sid, int(where[:2], 16), target_pos + target, int(where[2:], 16)))
             hypernyms[sid] = tuple(ups)
-            if pos == "n" and fields[1] == PERSON_FILE:
+            if fields[1] == PERSON_FILE:  # a noun file: verb, adjective and adverb files number apart
                 person_senses.add(sid)
             if fields[1] == PERSON_FILE and "@i" not in fields[at + 1::4][:pointers]:
                 persons[sid] = _gloss_words(gloss)  # a kind of person, not one named person (an instance)
@@ -127,8 +123,9 @@ def _synsets(source: Path):
         a, b = lemmas[sid][src - 1], lemmas[tid][dst - 1]
         pairs.add(tuple(sorted((a, b))))
     sources: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for sid, src, tid, dst in derived:
-        sources[(sid, lemmas[sid][src - 1])].add(lemmas[tid][dst - 1])
+    for sid, src, tid, dst in derivations:
+        if sid in person_senses:
+            sources[(sid, lemmas[sid][src - 1])].add(lemmas[tid][dst - 1])
     links = {(sid, lemmas[sid][src - 1], tid, lemmas[tid][dst - 1])
              for sid, src, tid, dst in derivations}
     return lemmas, hypernyms, pairs, persons, sources, links, person_senses
