@@ -29,12 +29,13 @@ differs changes the claim. Kinds (``KINDS``):
 * ``construction`` — beside the constructions the guards read as "is" ("was born",
   "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", "suffers from",
   a participle after a present "is": "is based in"; "expires in" a date as "is valid until";
-  "goes to work by bike" as "cycles"; "is employed by" a name as "works at" it, "is employed
+  "goes to work by bike" as "cycles", "takes the bus" and "catches the train" as "by bus" and
+  "by train"; "a nurse by profession" as "a nurse"; "is employed by" a name as "works at" it, "is employed
   as" as "works as"; "goes by" a name as "is called" it; "X's home is in" a place as "X lives
   in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed person, time, status or
   thing (added with those readings, ``lookalike-bank@2``; diets, "suffers from" and
   participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``; names, homes and
-  ages ``@8``; "employed as" ``@9``);
+  ages ``@8``; "employed as" ``@9``; public transport and "by profession" ``@10``);
 * ``variant`` — beside the words the guards read as one (two forms of one verb, whose
   tense must still be read: "died" / "dies", "fed" / "feeds", which the guards once merged,
   ``@8``; informal relation words,
@@ -47,10 +48,10 @@ differs changes the claim. Kinds (``KINDS``):
   "enjoys", "resides", "requires", "relocated", "aim" and "objective", "departs" and "has a
   fear of" as "likes", "lives", "needs", "moved", "goal", "leaves" and "is scared of"; "is a
   fan of" as "likes"; "would rather" as "prefers"; "intends" as "plans"; "is unable to" as
-  "cannot"), a changed relation, period, tense,
+  "cannot"; "seldom" and "occasionally" as "rarely" and "sometimes"), a changed relation, period, tense,
   number of people or word (``lookalike-bank@3``; volition, clock times and dialect words
   ``@4``; the future and plainer words ``@5``; formal words ``@6``; "a fan of", "would
-  rather", "intends" and "unable" ``@8``).
+  rather", "intends" and "unable" ``@8``; "seldom", "occasionally" ``@10``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -71,7 +72,7 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@9"
+VERSION = "lookalike-bank@10"
 KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
          "order", "construction", "variant")
 
@@ -253,6 +254,23 @@ PAIRS = [
     ("construction", "The owner cycles to the office.", "The owner went to the office by bike."),
     ("construction", "The owner cycles to the office.", "The owner's son goes to school by bike."),
     ("construction", "The owner cycles to the office.", "The owner sells bikes at the office."),
+    ("construction", "The owner takes the bus to work.", "The owner takes the train to work."),
+    ("construction", "The owner takes the bus to work.", "The owner took the bus to work."),
+    ("construction", "The owner takes the bus to work.", "The owner drives the bus to work."),
+    ("construction", "The owner takes the bus to work.", "The owner misses the bus to work."),
+    ("construction", "The owner takes the bus to work.", "The owner's son takes the bus to work."),
+    ("construction", "The owner takes the bus to work.", "The owner takes the bus from work."),
+    ("construction", "The owner goes to work by bus.", "The owner goes to work by car."),
+    ("construction", "The owner goes to work by bus.", "The owner takes the bus pass to work."),
+    ("construction", "The owner goes to work by train.", "The owner takes the night train to work."),
+    ("construction", "The owner catches the 8:10 train.", "The owner catches the 8:40 train."),
+    ("construction", "The owner is a nurse by profession.", "The owner is a nurse by training."),
+    ("construction", "The owner is a nurse by profession.", "The owner was a nurse by profession."),
+    ("construction", "The owner is a nurse by profession.", "The owner's sister is a nurse by profession."),
+    ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
+    ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
+    ("variant", "The owner occasionally swims.", "The owner often swims."),
+    ("variant", "The owner occasionally swims.", "The owner usually swims."),
     ("variant", "The owner enjoys cooking.", "The owner loves cooking."),
     ("variant", "The owner enjoys cooking.", "The owner enjoyed cooking."),
     ("variant", "The owner likes cooking.", "The owner enjoys baking."),

@@ -63,7 +63,7 @@ HABIT = frozenset(("every", "each"))  # one habit marker: "every Monday" is "on 
 PERIODIC = {"day": "daily", "week": "weekly", "month": "monthly", "year": "yearly", "night": "nightly",
             "hour": "hourly"}
 SAME_FREQUENCY = {"annually": "yearly", "normally": "usually", "generally": "usually", "typically": "usually",
-                  "ordinarily": "usually", "frequently": "often"}
+                  "ordinarily": "usually", "frequently": "often", "seldom": "rarely", "occasionally": "sometimes"}
 ARTICLES = frozenset(("a", "an"))
 # "twice a week" is "two times a week"; "once" is a count only before a rate ("once a
 # month"), otherwise it may mean "formerly" ("once lived in Paris").

@@ -61,6 +61,7 @@ _COMES = frozenset(("come", "comes"))
 _NAMING = frozenset(("called", "named"))
 _GOES = frozenset(("go", "goes"))  # present forms only: "went by Sam" keeps its past
 _EMPLOYED = frozenset(("employed",))  # after a present "is": "is employed by Meridian"
+_OCCUPATION = frozenset(("profession", "trade", "occupation"))  # "a nurse by profession": not "by training"
 _HOME_PLACES = frozenset(("in", "near", "outside"))  # "'s home is in Porto": where one lives
 _SUFFERS = frozenset(("suffer", "suffers", "suffering"))  # present forms only: "suffered" keeps its past
 _DIET_WINDOW = 4  # "follows a [strict low carb] diet": the diet within this many words of the article
@@ -164,11 +165,11 @@ def _parse(text: str) -> _Parsed:
     periodic = -1  # the period word of a rate ("every day"), said as "daily"
     aged = -1  # the "old" of "34 years old"
     clocked = -1  # the "pm" of "7 pm"
-    by_bike = _by_bike(words)
+    journey = _journey(words)
     for index, (token, capital, _) in enumerate(tokens):
-        if index in by_bike:
-            if by_bike[index]:
-                content.add(by_bike[index])
+        if index in journey:
+            if journey[index]:
+                content.add(journey[index])
             continue
         single = en.singular(token)
         number = en.number(token)
@@ -295,6 +296,8 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         # "works at Meridian", "is employed by Meridian": Meridian is the employer (not "works
         # for Sam", a converse; not "was employed", a past; not "employed by the owner")
         return "employer"
+    if (token == "by" and following in _OCCUPATION) or (token in _OCCUPATION and index and words[index - 1] == "by"):
+        return ""  # "is a nurse by profession" is "is a nurse": what one is by training or birth may differ
     if token == "diet" and index and words[index - 1] in en.DIETS:
         return ""  # "a vegan diet" is what "vegan" says: "follows a vegan diet" is "is vegan"
     if token in en.KEEPS_DIET and following in _DETERMINERS and "diet" in words[index + 2:index + 2 + _DIET_WINDOW]:
@@ -376,20 +379,38 @@ def _after_prefer(words: Sequence[str], index: int) -> bool:
 
 _TRAVELS = frozenset("commutes commute goes go travels travel gets get rides ride".split())
 _BIKES = frozenset(("bike", "bicycle"))
+# Public transport, which one rides as a passenger: "goes to work by bus" is "takes the bus to
+# work" and, in British English, "gets the bus"; "catches the 8:10 train" takes it too.
+_TRANSIT = frozenset("bus train tram metro subway underground tube ferry".split())
+_TAKES = frozenset("takes take catches catch gets get".split())
 _TRAVEL_WINDOW = 4  # "commutes to work by bike": "by" within this many words of the verb
+_TRANSIT_WINDOW = 2  # "takes the 8:10 train": at most this many words between "the" and the vehicle
 
 
-def _by_bike(words: Sequence[str]) -> dict[int, str]:
-    """A journey by bike says "cycles": "commutes to work by bike" is "cycles to work". The
-    present travel verb and "by" say nothing more, the bike says "cycles" (indices to the
-    word each says, '' for none). Not by car: "goes to work by car" may be a passenger, and
-    "drives" says who drives. A past ("went by bike") keeps its own verb, so its tense."""
+def _journey(words: Sequence[str]) -> dict[int, str]:
+    """How a journey is made, said one way: the indices of the words that say it, each to the
+    word it says ('' for none).
+
+    A journey by bike says "cycles": "commutes to work by bike" is "cycles to work" (the
+    travel verb and "by" say nothing more, the bike says "cycles"). A journey by public
+    transport says its vehicle: "goes to work by bus", "takes the bus to work" and "gets the
+    bus to work" say "bus" (the verb, "by" and "the" nothing more; a vehicle followed by
+    another noun, "takes the bus pass", is no journey). Not by car: "goes to work by car"
+    may be a passenger, and "drives" says who drives. Only present verbs: a past ("went by
+    bike", "took the bus") keeps its own verb, so its tense.
+    """
     for index, word in enumerate(words):
-        if word not in _TRAVELS:
-            continue
-        for by in range(index + 1, min(index + 1 + _TRAVEL_WINDOW, len(words) - 1)):
-            if words[by] == "by" and words[by + 1] in _BIKES:
-                return {index: "", by: "", by + 1: "cycles"}
+        if word in _TRAVELS:
+            for by in range(index + 1, min(index + 1 + _TRAVEL_WINDOW, len(words) - 1)):
+                if words[by] == "by" and words[by + 1] in _BIKES:
+                    return {index: "", by: "", by + 1: "cycles"}
+                if words[by] == "by" and words[by + 1] in _TRANSIT:
+                    return {index: "", by: ""}
+        if word in _TAKES and index + 1 < len(words) and words[index + 1] in ("the", "a"):
+            for at in range(index + 2, min(index + 3 + _TRANSIT_WINDOW, len(words))):
+                following = words[at + 1] if at + 1 < len(words) else ""
+                if words[at] in _TRANSIT and (not following or following in en.FUNCTION):
+                    return {index: "", index + 1: ""}
     return {}
 
 

@@ -76,6 +76,17 @@ CASES = [
     ("content", ("The owner is fond of jazz.", "The owner likes jazz."), "The owner loves jazz."),
     ("comparison", ("The owner cycles to the office.", "The owner goes to the office by bicycle."),
      "The owner goes to the office by car."),
+    # public transport said three ways ("by bus", "takes the bus", "catches the train"); "by
+    # profession" says nothing more; "seldom" and "occasionally" are "rarely" and "sometimes"
+    ("tense", ("The owner takes the bus to work.", "The owner goes to work by bus."), "The owner went to work by bus."),
+    ("content", ("The owner catches the 8:10 train.", "The owner takes the 8:10 train."),
+     "The owner misses the 8:10 train."),
+    ("content", ("The owner gets the tram to work.", "The owner commutes to work by tram."),
+     "The owner gets the tram pass to work."),
+    ("comparison", ("The owner is a nurse by profession.", "The owner works as a nurse."),
+     "The owner is a nurse by training."),
+    ("frequency", ("The owner seldom eats meat.", "The owner rarely eats meat."), "The owner never eats meat."),
+    ("frequency", ("The owner occasionally swims.", "The owner sometimes swims."), "The owner often swims."),
     ("comparison", ("The owner's passport expires in March 2028.", "The owner's passport is valid until March 2028."),
      "The owner's passport is valid from March 2028."),
     ("content", ("The owner is scared of spiders.", "The owner is afraid of spiders."),
