@@ -30,12 +30,14 @@ differs changes the claim. Kinds (``KINDS``):
   "falls on" a date, "a member of", "works at" a name, "follows a vegan diet", "suffers from",
   a participle after a present "is": "is based in"; "expires in" a date as "is valid until";
   "goes to work by bike" as "cycles", "takes the bus" and "catches the train" as "by bus" and
-  "by train"; "a nurse by profession" as "a nurse"; "is employed by" a name as "works at" it, "is employed
+  "by train"; "a nurse by profession" as "a nurse"; "on their own" and "by themselves" as
+  "alone", "works from home" as "works remotely", "speaks fluent Spanish" as "is fluent in
+  Spanish"; "is employed by" a name as "works at" it, "is employed
   as" as "works as"; "goes by" a name as "is called" it; "X's home is in" a place as "X lives
   in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed person, time, status or
   thing (added with those readings, ``lookalike-bank@2``; diets, "suffers from" and
   participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``; names, homes and
-  ages ``@8``; "employed as" ``@9``; public transport and "by profession" ``@10``);
+  ages ``@8``; "employed as" ``@9``; public transport and "by profession" ``@10``; "alone", "remotely", "fluent" ``@11``);
 * ``variant`` — beside the words the guards read as one (two forms of one verb, whose
   tense must still be read: "died" / "dies", "fed" / "feeds", which the guards once merged,
   ``@8``; informal relation words,
@@ -72,7 +74,7 @@ from evals.recall.report import code_identity
 from evals.reconsolidation.paraphrase_bank import _components, _view
 from reconsolidation.providers.rules import provider as rules
 
-VERSION = "lookalike-bank@10"
+VERSION = "lookalike-bank@11"
 KINDS = ("antonym", "co_hyponym", "part_whole", "hypernym", "role", "polysemy", "affix", "light_verb", "reference",
          "order", "construction", "variant")
 
@@ -267,6 +269,20 @@ PAIRS = [
     ("construction", "The owner is a nurse by profession.", "The owner is a nurse by training."),
     ("construction", "The owner is a nurse by profession.", "The owner was a nurse by profession."),
     ("construction", "The owner is a nurse by profession.", "The owner's sister is a nurse by profession."),
+    ("construction", "The owner lives alone.", "The owner lives on their own boat."),
+    ("construction", "The owner lives alone.", "The owner lives by the sea."),
+    ("construction", "The owner lives alone.", "The owner's mother lives on her own."),
+    ("construction", "The owner lives on their own.", "The owner lived on their own."),
+    ("construction", "The owner lives on their own.", "The owner travels on their own."),
+    ("construction", "The owner works from home.", "The owner works from the office."),
+    ("construction", "The owner works from home.", "The owner worked from home."),
+    ("construction", "The owner works from home.", "The owner's partner works remotely."),
+    ("construction", "The owner works remotely.", "The owner works from home on Fridays."),
+    ("construction", "The owner is fluent in Spanish.", "The owner speaks basic Spanish."),
+    ("construction", "The owner is fluent in Spanish.", "The owner spoke fluent Spanish."),
+    ("construction", "The owner is fluent in Spanish.", "The owner writes fluent Spanish."),
+    ("construction", "The owner is fluent in Spanish.", "The owner's son speaks fluent Spanish."),
+    ("construction", "The owner speaks fluent Spanish.", "The owner is not fluent in Spanish."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

@@ -63,6 +63,11 @@ _GOES = frozenset(("go", "goes"))  # present forms only: "went by Sam" keeps its
 _EMPLOYED = frozenset(("employed",))  # after a present "is": "is employed by Meridian"
 _OCCUPATION = frozenset(("profession", "trade", "occupation"))  # "a nurse by profession": not "by training"
 _HOME_PLACES = frozenset(("in", "near", "outside"))  # "'s home is in Porto": where one lives
+_OWN_WHOSE = frozenset("my your his her its our their".split())  # "on their own"
+_REFLEXIVES = frozenset("myself yourself himself herself themselves ourselves themself".split())
+_SPEAKS = frozenset(("speak", "speaks"))  # present forms only: "spoke fluent Spanish" keeps its past
+_FLUENT = frozenset(("fluent", "fluently"))
+_FLUENT_WINDOW = 3  # "speaks [Spanish and Dutch] fluently": "fluent" within this many words of the verb
 _SUFFERS = frozenset(("suffer", "suffers", "suffering"))  # present forms only: "suffered" keeps its past
 _DIET_WINDOW = 4  # "follows a [strict low carb] diet": the diet within this many words of the article
 
@@ -322,7 +327,26 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "goes by Sam" is "is called Sam" (not "went by": a past; not "goes by bus")
     if token == "home" and index and words[index - 1] in ("'s", "my") and after_copula in _HOME_PLACES:
         return "live"  # "the owner's home is in Porto": "the owner lives in Porto" (not a holiday home)
+    if _on_own(words, index) or (token == "by" and following in _REFLEXIVES):
+        return ""  # "lives on their own", "lives by themselves": "lives alone"
+    if (token == "own" and _on_own(words, index - 2)) or (token in _REFLEXIVES and index and words[index - 1] == "by"):
+        return "alone"
+    if token == "from" and following == "home" and index and words[index - 1] in _WORKS:
+        return ""  # "works from home" is "works remotely" (not "worked from home": a past)
+    if token == "home" and index >= 2 and words[index - 1] == "from" and words[index - 2] in _WORKS:
+        return "remotely"
+    if token in _SPEAKS and any(word in _FLUENT for word in words[index + 1:index + 1 + _FLUENT_WINDOW]):
+        return ""  # "speaks fluent Spanish", "speaks Spanish fluently": "is fluent in Spanish"
     return None
+
+
+def _on_own(words: Sequence[str], index: int) -> bool:
+    """Whether "on" at ``index`` begins "on <whose> own" with no noun after it ("lives on
+    their own" is "lives alone"; "lives on their own boat" is not)."""
+    if index < 0 or index + 2 >= len(words) or words[index] != "on" or words[index + 2] != "own":
+        return False
+    after = words[index + 3] if index + 3 < len(words) else ""
+    return words[index + 1] in _OWN_WHOSE and (not after or after in en.FUNCTION)
 
 
 def _going_to(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
