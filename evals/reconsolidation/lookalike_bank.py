@@ -50,10 +50,10 @@ differs changes the claim. Kinds (``KINDS``):
   "enjoys", "resides", "requires", "relocated", "aim" and "objective", "departs" and "has a
   fear of" as "likes", "lives", "needs", "moved", "goal", "leaves" and "is scared of"; "is a
   fan of" as "likes"; "would rather" as "prefers"; "intends" as "plans"; "is unable to" as
-  "cannot"; "seldom" and "occasionally" as "rarely" and "sometimes"), a changed relation, period, tense,
+  "cannot"; "seldom" and "occasionally" as "rarely" and "sometimes"; "noon" and "midday" as 12:00), a changed relation, period, tense,
   number of people or word (``lookalike-bank@3``; volition, clock times and dialect words
   ``@4``; the future and plainer words ``@5``; formal words ``@6``; "a fan of", "would
-  rather", "intends" and "unable" ``@8``; "seldom", "occasionally" ``@10``).
+  rather", "intends" and "unable" ``@8``; "seldom", "occasionally" ``@10``; "noon" ``@11``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -283,6 +283,10 @@ PAIRS = [
     ("construction", "The owner is fluent in Spanish.", "The owner writes fluent Spanish."),
     ("construction", "The owner is fluent in Spanish.", "The owner's son speaks fluent Spanish."),
     ("construction", "The owner speaks fluent Spanish.", "The owner is not fluent in Spanish."),
+    ("variant", "The owner has lunch at noon.", "The owner has lunch at 12:30."),
+    ("variant", "The owner has lunch at noon.", "The owner has lunch at midnight."),
+    ("variant", "The owner has lunch at noon.", "The owner has lunch in the afternoon."),
+    ("variant", "The owner has lunch at midday.", "The owner has lunch around 12:00."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

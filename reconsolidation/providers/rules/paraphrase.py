@@ -63,6 +63,7 @@ _GOES = frozenset(("go", "goes"))  # present forms only: "went by Sam" keeps its
 _EMPLOYED = frozenset(("employed",))  # after a present "is": "is employed by Meridian"
 _OCCUPATION = frozenset(("profession", "trade", "occupation"))  # "a nurse by profession": not "by training"
 _HOME_PLACES = frozenset(("in", "near", "outside"))  # "'s home is in Porto": where one lives
+_NOON = frozenset(("noon", "midday"))  # a time of day, 12:00 (not "midnight": 0:00 or 24:00)
 _OWN_WHOSE = frozenset("my your his her its our their".split())  # "on their own"
 _REFLEXIVES = frozenset("myself yourself himself herself themselves ourselves themself".split())
 _SPEAKS = frozenset(("speak", "speaks"))  # present forms only: "spoke fluent Spanish" keeps its past
@@ -221,6 +222,9 @@ def _parse(text: str) -> _Parsed:
             units.add(en.UNITS[token])  # a time word is a unit only after a number ("ten minutes")
             if en.UNITS[token] not in en.TIME_UNITS or token in ("min", "mins"):
                 continue
+        if token in _NOON:
+            numbers.append("12:00")  # "at noon" is "at 12:00", as "12 pm" is
+            continue
         if single in en.WEEKDAYS or token in en.WEEKDAYS:
             calendar.add(single)
             continue

@@ -95,6 +95,8 @@ CASES = [
     ("content", ("The owner is fluent in Spanish.", "The owner speaks fluent Spanish."),
      "The owner writes fluent Spanish."),
     ("tense", ("The owner speaks Spanish fluently.", "The owner is fluent in Spanish."), "The owner spoke fluent Spanish."),
+    ("numbers", ("The owner has lunch at noon.", "The owner has lunch at 12:00."), "The owner has lunch at 12:30."),
+    ("numbers", ("The owner has lunch at midday.", "The owner has lunch at 12 pm."), "The owner has lunch at midnight."),
     ("frequency", ("The owner occasionally swims.", "The owner sometimes swims."), "The owner often swims."),
     ("comparison", ("The owner's passport expires in March 2028.", "The owner's passport is valid until March 2028."),
      "The owner's passport is valid from March 2028."),
