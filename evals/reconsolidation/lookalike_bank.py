@@ -50,10 +50,11 @@ differs changes the claim. Kinds (``KINDS``):
   "enjoys", "resides", "requires", "relocated", "aim" and "objective", "departs" and "has a
   fear of" as "likes", "lives", "needs", "moved", "goal", "leaves" and "is scared of"; "is a
   fan of" as "likes"; "would rather" as "prefers"; "intends" as "plans"; "is unable to" as
-  "cannot"; "seldom" and "occasionally" as "rarely" and "sometimes"; "noon" and "midday" as 12:00), a changed relation, period, tense,
+  "cannot"; "seldom" and "occasionally" as "rarely" and "sometimes"; "noon" and "midday" as 12:00;
+  "half an hour", "half past seven", "a quarter to nine" and "6 a.m." as their figures), a changed relation, period, tense,
   number of people or word (``lookalike-bank@3``; volition, clock times and dialect words
   ``@4``; the future and plainer words ``@5``; formal words ``@6``; "a fan of", "would
-  rather", "intends" and "unable" ``@8``; "seldom", "occasionally" ``@10``; "noon" ``@11``).
+  rather", "intends" and "unable" ``@8``; "seldom", "occasionally" ``@10``; "noon", durations and clock times in words ``@11``).
 
 General English, not the corpus's phrasing: no pair is taken from the reconsolidation
 corpus. Scored through the real rules provider (``rules.propose``) exactly as the
@@ -287,6 +288,15 @@ PAIRS = [
     ("variant", "The owner has lunch at noon.", "The owner has lunch at midnight."),
     ("variant", "The owner has lunch at noon.", "The owner has lunch in the afternoon."),
     ("variant", "The owner has lunch at midday.", "The owner has lunch around 12:00."),
+    ("variant", "The owner meditates for half an hour.", "The owner meditates for an hour."),
+    ("variant", "The owner meditates for half an hour.", "The owner meditates for 20 minutes."),
+    ("variant", "The owner sleeps for an hour and a half.", "The owner sleeps for an hour."),
+    ("variant", "The owner eats half an apple.", "The owner eats an apple."),
+    ("variant", "The owner leaves home at half past seven.", "The owner leaves home at 7:00."),
+    ("variant", "The owner leaves home at half past seven.", "The owner leaves home at 8:30."),
+    ("variant", "The owner leaves home at quarter past eight.", "The owner leaves home at quarter to eight."),
+    ("variant", "The owner leaves home at a quarter to nine.", "The owner leaves home at 9:15."),
+    ("variant", "The owner wakes up at 6 a.m.", "The owner wakes up at 6 p.m."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

@@ -104,7 +104,10 @@ class _Parsed:
 
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
-    return text
+    return _DOTTED_CLOCK.sub(r"\1m", text)  # "6 a.m." is "6 am"
+
+
+_DOTTED_CLOCK = re.compile(r"(?<=[0-9 ])([aApP])\.[mM]\.")
 
 
 @dataclass(frozen=True)
@@ -147,8 +150,43 @@ def _pieces(folded: str) -> list[_Piece]:
 
 
 def _tokens(text: str) -> list[tuple[str, bool, int]]:
-    """(token, capitalised, position) triples; possessive 's and n't split off."""
-    return [(piece.token, piece.capital, index) for index, piece in enumerate(_pieces(_fold(text)))]
+    """(token, capitalised, position) triples; possessive 's and n't split off, clock times
+    and durations said in words read as figures (``_spoken``)."""
+    return _spoken([(piece.token, piece.capital, index) for index, piece in enumerate(_pieces(_fold(text)))])
+
+
+# Durations and clock times said in words, read as the figures they are: "half an hour" is
+# 30 minutes, "an hour and a half" 90; "half past seven" is 7:30, "a quarter to nine" 8:45.
+_SPOKEN_DURATIONS = {
+    ("half", "an", "hour"): ("30", "minutes"),
+    ("an", "hour", "and", "a", "half"): ("90", "minutes"),
+    ("a", "quarter", "of", "an", "hour"): ("15", "minutes"),
+    ("quarter", "of", "an", "hour"): ("15", "minutes"),
+    ("three", "quarters", "of", "an", "hour"): ("45", "minutes"),
+}
+_SPOKEN_CLOCK = {("half", "past"): 30, ("quarter", "past"): 15, ("quarter", "to"): -15}
+
+
+def _spoken(tokens: list[tuple[str, bool, int]]) -> list[tuple[str, bool, int]]:
+    """``tokens`` with each duration or clock time said in words replaced by its figures, at
+    the position of its first word (``_SPOKEN_DURATIONS``, ``_SPOKEN_CLOCK``: the hour one to
+    twelve, said as a word or a figure)."""
+    out, index = [], 0
+    while index < len(tokens):
+        words = tuple(token for token, _, _ in tokens[index:index + 5])
+        duration = next((phrase for phrase in _SPOKEN_DURATIONS if words[:len(phrase)] == phrase), None)
+        hour = en.number(words[2]) if len(words) > 2 and words[:2] in _SPOKEN_CLOCK else None
+        if duration is not None:
+            out.extend((figure, False, tokens[index][2]) for figure in _SPOKEN_DURATIONS[duration])
+            index += len(duration)
+        elif hour is not None and hour.isdigit() and 1 <= int(hour) <= 12:
+            minutes = _SPOKEN_CLOCK[words[:2]]
+            out.append((f"{(int(hour) - (minutes < 0)) or 12}:{minutes % 60:02d}", False, tokens[index][2]))
+            index += 3
+        else:
+            out.append(tokens[index])
+            index += 1
+    return out
 
 
 # Cached: a group's pairwise checks parse each statement once per pair, and the parse of a text
