@@ -51,7 +51,8 @@ differs changes the claim. Kinds (``KINDS``):
   fear of" as "likes", "lives", "needs", "moved", "goal", "leaves" and "is scared of"; "is a
   fan of" as "likes"; "would rather" as "prefers"; "intends" as "plans"; "is unable to" as
   "cannot"; "seldom" and "occasionally" as "rarely" and "sometimes"; "noon" and "midday" as 12:00;
-  "half an hour", "half past seven", "a quarter to nine" and "6 a.m." as their figures), a changed relation, period, tense,
+  "half an hour", "half past seven", "a quarter to nine" and "6 a.m." as their figures; "every
+  other week" and "fortnightly" as "every two weeks"), a changed relation, period, tense,
   number of people or word (``lookalike-bank@3``; volition, clock times and dialect words
   ``@4``; the future and plainer words ``@5``; formal words ``@6``; "a fan of", "would
   rather", "intends" and "unable" ``@8``; "seldom", "occasionally" ``@10``; "noon", durations and clock times in words ``@11``).
@@ -297,6 +298,11 @@ PAIRS = [
     ("variant", "The owner leaves home at quarter past eight.", "The owner leaves home at quarter to eight."),
     ("variant", "The owner leaves home at a quarter to nine.", "The owner leaves home at 9:15."),
     ("variant", "The owner wakes up at 6 a.m.", "The owner wakes up at 6 p.m."),
+    ("variant", "The owner visits their parents every other week.", "The owner visits their parents every week."),
+    ("variant", "The owner visits their parents every other week.", "The owner visits their parents every other month."),
+    ("variant", "The owner visits their parents fortnightly.", "The owner visits their parents weekly."),
+    ("variant", "The owner visits their parents every other week.", "The owner visits their parents every three weeks."),
+    ("variant", "The owner visits their parents every other weekend.", "The owner visits their parents every weekend."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

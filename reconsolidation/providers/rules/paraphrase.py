@@ -155,8 +155,9 @@ def _tokens(text: str) -> list[tuple[str, bool, int]]:
     return _spoken([(piece.token, piece.capital, index) for index, piece in enumerate(_pieces(_fold(text)))])
 
 
-# Durations and clock times said in words, read as the figures they are: "half an hour" is
-# 30 minutes, "an hour and a half" 90; "half past seven" is 7:30, "a quarter to nine" 8:45.
+# Durations, clock times and intervals said in words, read as the figures they are: "half an
+# hour" is 30 minutes, "an hour and a half" 90; "half past seven" is 7:30, "a quarter to nine"
+# 8:45; "every other week" and "fortnightly" are "every 2 weeks".
 _SPOKEN_DURATIONS = {
     ("half", "an", "hour"): ("30", "minutes"),
     ("an", "hour", "and", "a", "half"): ("90", "minutes"),
@@ -165,12 +166,15 @@ _SPOKEN_DURATIONS = {
     ("three", "quarters", "of", "an", "hour"): ("45", "minutes"),
 }
 _SPOKEN_CLOCK = {("half", "past"): 30, ("quarter", "past"): 15, ("quarter", "to"): -15}
+# Every second period said in words: "every other week" and "fortnightly" are "every 2 weeks".
+_ALTERNATE = frozenset(("other", "second"))
+_ALTERNATE_PERIODS = frozenset(("day", "week", "month", "year", "weekend", "morning", "evening", "night"))
 
 
 def _spoken(tokens: list[tuple[str, bool, int]]) -> list[tuple[str, bool, int]]:
-    """``tokens`` with each duration or clock time said in words replaced by its figures, at
-    the position of its first word (``_SPOKEN_DURATIONS``, ``_SPOKEN_CLOCK``: the hour one to
-    twelve, said as a word or a figure)."""
+    """``tokens`` with each duration, clock time or interval said in words replaced by its
+    figures, at the position of its first word (``_SPOKEN_DURATIONS``, ``_SPOKEN_CLOCK``: the
+    hour one to twelve, said as a word or a figure; ``_ALTERNATE``)."""
     out, index = [], 0
     while index < len(tokens):
         words = tuple(token for token, _, _ in tokens[index:index + 5])
@@ -179,6 +183,12 @@ def _spoken(tokens: list[tuple[str, bool, int]]) -> list[tuple[str, bool, int]]:
         if duration is not None:
             out.extend((figure, False, tokens[index][2]) for figure in _SPOKEN_DURATIONS[duration])
             index += len(duration)
+        elif words[:1] == ("every",) and len(words) > 2 and words[1] in _ALTERNATE and words[2] in _ALTERNATE_PERIODS:
+            out.extend((word, False, tokens[index][2]) for word in ("every", "2", en.plural(words[2])))
+            index += 3
+        elif words[:1] == ("fortnightly",):
+            out.extend((word, False, tokens[index][2]) for word in ("every", "2", "weeks"))
+            index += 1
         elif hour is not None and hour.isdigit() and 1 <= int(hour) <= 12:
             minutes = _SPOKEN_CLOCK[words[:2]]
             out.append((f"{(int(hour) - (minutes < 0)) or 12}:{minutes % 60:02d}", False, tokens[index][2]))
