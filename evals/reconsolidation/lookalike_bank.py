@@ -32,7 +32,7 @@ differs changes the claim. Kinds (``KINDS``):
   "goes to work by bike" as "cycles", "takes the bus" and "catches the train" as "by bus" and
   "by train"; "a nurse by profession" as "a nurse"; "on their own" and "by themselves" as
   "alone", "works from home" as "works remotely", "speaks fluent Spanish" as "is fluent in
-  Spanish"; "is employed by" a name as "works at" it, "is employed
+  Spanish", "next to" as "beside"; "is employed by" a name as "works at" it, "is employed
   as" as "works as"; "goes by" a name as "is called" it; "X's home is in" a place as "X lives
   in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed person, time, status or
   thing (added with those readings, ``lookalike-bank@2``; diets, "suffers from" and
@@ -303,6 +303,10 @@ PAIRS = [
     ("variant", "The owner visits their parents fortnightly.", "The owner visits their parents weekly."),
     ("variant", "The owner visits their parents every other week.", "The owner visits their parents every three weeks."),
     ("variant", "The owner visits their parents every other weekend.", "The owner visits their parents every weekend."),
+    ("construction", "The owner lives next to a park.", "The owner lives near a park."),
+    ("construction", "The owner lives next to a park.", "The owner lives opposite a park."),
+    ("construction", "The owner lives next to a park.", "The owner lived next to a park."),
+    ("construction", "The owner lives next to a park.", "The owner lives next to a school."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

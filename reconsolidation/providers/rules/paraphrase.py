@@ -387,6 +387,8 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "works from home" is "works remotely" (not "worked from home": a past)
     if token == "home" and index >= 2 and words[index - 1] == "from" and words[index - 2] in _WORKS:
         return "remotely"
+    if token == "next" and following == "to":
+        return "beside"  # "lives next to a park" is "lives beside a park" (not "next week")
     if token in _SPEAKS and any(word in _FLUENT for word in words[index + 1:index + 1 + _FLUENT_WINDOW]):
         return ""  # "speaks fluent Spanish", "speaks Spanish fluently": "is fluent in Spanish"
     return None

@@ -109,6 +109,7 @@ CASES = [
     ("numbers", ("The owner leaves home at a quarter to nine.", "The owner leaves home at 8:45."),
      "The owner leaves home at quarter past nine."),
     ("numbers", ("The owner wakes up at 6 a.m.", "The owner wakes up at 6:00."), "The owner wakes up at 6 p.m."),
+    ("content", ("The owner lives next to a park.", "The owner lives beside a park."), "The owner lives near a park."),
     ("frequency", ("The owner occasionally swims.", "The owner sometimes swims."), "The owner often swims."),
     ("comparison", ("The owner's passport expires in March 2028.", "The owner's passport is valid until March 2028."),
      "The owner's passport is valid from March 2028."),
