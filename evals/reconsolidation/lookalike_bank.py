@@ -11,7 +11,8 @@ differs changes the claim. Kinds (``KINDS``):
 * ``hypernym`` — a word for its kind or an instance of it, which changes what is claimed
   (poodle/dog, apples/fruit, likes/loves, wants/needs);
 * ``role`` — a changed role or relation (employer/employee, teacher/student, who reports
-  to whom — the same words in another order; "leaves for Oslo" / "leaves Oslo", which the
+  to whom — the same words in another order, or a passive's "by" that is not who acts first
+  on the other side ("is paid by Meridian" / "pays Meridian", ``@11``); "leaves for Oslo" / "leaves Oslo", which the
   guards once merged: ``lookalike-bank@6``; a verb and its possessed agent noun, "trains
   Sam" / "the owner's trainer is Sam", which they merged too: ``@7``);
 * ``polysemy`` — two words that share only a rarer sense (want/need share "require");
@@ -32,7 +33,8 @@ differs changes the claim. Kinds (``KINDS``):
   "goes to work by bike" as "cycles", "takes the bus" and "catches the train" as "by bus" and
   "by train"; "a nurse by profession" as "a nurse"; "on their own" and "by themselves" as
   "alone", "works from home" as "works remotely", "speaks fluent Spanish" as "is fluent in
-  Spanish", "next to" as "beside"; "is employed by" a name as "works at" it, "is employed
+  Spanish", "next to" as "beside"; a present passive with "by" a person, "the owner's car is
+  serviced by Joost", as the active, "Joost services the owner's car"; "is employed by" a name as "works at" it, "is employed
   as" as "works as"; "goes by" a name as "is called" it; "X's home is in" a place as "X lives
   in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed person, time, status or
   thing (added with those readings, ``lookalike-bank@2``; diets, "suffers from" and
@@ -307,6 +309,15 @@ PAIRS = [
     ("construction", "The owner lives next to a park.", "The owner lives opposite a park."),
     ("construction", "The owner lives next to a park.", "The owner lived next to a park."),
     ("construction", "The owner lives next to a park.", "The owner lives next to a school."),
+    ("role", "The owner is paid by Meridian.", "The owner pays Meridian."),
+    ("role", "The owner is coached by Sam.", "The owner coaches Sam."),
+    ("role", "The owner's garden is maintained by Joost.", "The owner maintains Joost's garden."),
+    ("role", "The owner's garden is maintained by Joost.", "Joost's garden is maintained by the owner."),
+    ("role", "The owner's garden is maintained by a gardener.", "The owner maintains a gardener's garden."),
+    ("role", "The owner is employed by Meridian.", "Meridian is employed by the owner."),
+    ("construction", "The owner's report is finished by Friday.", "The owner finishes the report on Friday."),
+    ("construction", "The owner's garden is maintained by Joost.", "Joost maintained the owner's garden."),
+    ("construction", "The owner's garden is maintained by Joost.", "Sam maintains the owner's garden."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

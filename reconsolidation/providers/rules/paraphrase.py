@@ -100,6 +100,7 @@ class _Parsed:
     past: bool  # a past form: simple past, or perfect ("has lived", "has been living")
     content: frozenset  # content words left for alignment
     light: frozenset = frozenset()  # the light verbs' senses (``en.LIGHT_SENSE``)
+    agent: str = ""  # who acts in a present passive ("is serviced by Joost": joost), ``_passive_agent``
 
 
 def _fold(text: str) -> str:
@@ -219,6 +220,7 @@ def _parse(text: str) -> _Parsed:
     periodic = -1  # the period word of a rate ("every day"), said as "daily"
     aged = -1  # the "old" of "34 years old"
     clocked = -1  # the "pm" of "7 pm"
+    agent = ""
     journey = _journey(words)
     for index, (token, capital, _) in enumerate(tokens):
         if index in journey:
@@ -301,6 +303,9 @@ def _parse(text: str) -> _Parsed:
         if token in en.STATUS:
             classes["status"].add(token)
             continue
+        if passive_agent := _passive_agent(tokens, index):
+            agent = agent or passive_agent
+            continue  # "is serviced by Joost": who acts, not a deadline ("by Friday"); ``_same_roles``
         if token == "over" and _after_prefer(words, index):
             continue  # "prefers tea over coffee" is "prefers tea to coffee": an order (``_sides``)
         if token in en.COMPARISON:
@@ -335,7 +340,7 @@ def _parse(text: str) -> _Parsed:
     return _Parsed(words=words, numbers=frozenset(_count(numbers)), units=frozenset(units),
                    calendar=frozenset(calendar), frequency=frozenset(frequency), entities=frozenset(entities),
                    classes=MappingProxyType({k: frozenset(v) for k, v in classes.items()}), past=past,
-                   content=frozenset(content), light=frozenset(light))
+                   content=frozenset(content), light=frozenset(light), agent=agent)
 
 
 def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...], index: int) -> Optional[str]:
@@ -683,6 +688,26 @@ def _participle(words: Sequence[str], index: int) -> bool:
     return index >= 2 and before not in en.FUNCTION and words[index - 2] in _BE_PRESENT
 
 
+def _passive_agent(tokens: Sequence[tuple[str, bool, int]], index: int) -> str:
+    """Who acts in a present passive whose "by" is at ``index``, keyed as ``_participants``
+    keys them: the name, the owner or the relation right after "by" (and an article), where
+    "by" follows a past participle after a present "is" ("the owner's car is serviced by
+    Joost": joost). '' for any other "by": a deadline ("is finished by Friday"), someone the
+    guards do not follow ("by a gardener"), or "is employed by", which ``_construction`` reads."""
+    words = [token for token, _, _ in tokens]
+    if words[index] != "by" or index < 2 or not en.is_past(words[index - 1]) or words[index - 2] not in _BE_PRESENT \
+            or words[index - 1] in _EMPLOYED:
+        return ""
+    at = index + 1 + (index + 1 < len(words) and words[index + 1] in _DETERMINERS)
+    if at >= len(words):
+        return ""
+    word, capital, _ = tokens[at]
+    if capital and not _calendar_word(word) and word not in en.FUNCTION:
+        return word
+    key = en.relation(word)
+    return key if key == "owner" or key in en.RELATION else ""
+
+
 def _copular(parsed: _Parsed) -> bool:
     """A form of "be" that is not the auxiliary of a progressive ("is reporting")."""
     words = parsed.words
@@ -699,8 +724,10 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
     "the owner is Sam's manager"), and when they name several, each must own the same thing
     ("Sam's sister is the owner's friend" is not "the owner's sister is Sam's friend"). A
     participant both sides put after a preposition must be after the same one ("works with
-    Sam" is not "works for Sam"), and without a copula, which may say a role either way
-    ("works at Meridian", "Meridian is the owner's employer"), a participant only one side
+    Sam" is not "works for Sam"); who acts in a present passive ("is serviced by Joost") is
+    who acts first on a side without one ("Joost services the owner's car"); and without a
+    copula, which may say a role either way ("works at Meridian", "Meridian is the owner's
+    employer"), a participant only one side
     puts after "for" (a destination or a beneficiary) is not the other's object: "leaves for
     Oslo" is not "leaves Oslo". (Other prepositions come and go with an instrument or a place:
     "reads on a Kobo" is "uses a Kobo to read".)"""
@@ -710,6 +737,11 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
         return True
     if any(before_a[key] != before_b[key] for key in before_a.keys() & before_b.keys()):
         return False
+    agent_a, agent_b = a.agent, b.agent
+    if agent_a != agent_b:  # who acts in a passive acts first on the other side, which has no copula
+        agent, other, other_core = (agent_a, b, core_b) if agent_a else (agent_b, a, core_a)
+        if (agent_a and agent_b) or _copular(other) or other_core[:1] != (agent,):
+            return False
     one_sided = before_a.keys() ^ before_b.keys()
     if any("for" in (before_a.get(k), before_b.get(k)) for k in one_sided) and not (_copular(a) or _copular(b)):
         return False  # "leaves for Oslo" is not "leaves Oslo"

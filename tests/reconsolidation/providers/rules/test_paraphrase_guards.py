@@ -110,6 +110,12 @@ CASES = [
      "The owner leaves home at quarter past nine."),
     ("numbers", ("The owner wakes up at 6 a.m.", "The owner wakes up at 6:00."), "The owner wakes up at 6 p.m."),
     ("content", ("The owner lives next to a park.", "The owner lives beside a park."), "The owner lives near a park."),
+    # a present passive with "by" someone is the active with them first
+    ("participants", ("The owner's garden is maintained by Joost.", "Joost maintains the owner's garden."),
+     "The owner maintains Joost's garden."),
+    ("participants", ("The owner is coached by Sam.", "Sam coaches the owner."), "The owner coaches Sam."),
+    ("participants", ("The owner's car is serviced by Garage Jansen.", "Garage Jansen services the owner's car."),
+     "The owner services Garage Jansen's car."),
     ("frequency", ("The owner occasionally swims.", "The owner sometimes swims."), "The owner often swims."),
     ("comparison", ("The owner's passport expires in March 2028.", "The owner's passport is valid until March 2028."),
      "The owner's passport is valid from March 2028."),
