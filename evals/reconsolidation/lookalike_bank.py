@@ -34,7 +34,8 @@ differs changes the claim. Kinds (``KINDS``):
   "by train"; "a nurse by profession" as "a nurse"; "on their own" and "by themselves" as
   "alone", "works from home" as "works remotely", "speaks fluent Spanish" as "is fluent in
   Spanish", "next to" as "beside"; a present passive with "by" a person, "the owner's car is
-  serviced by Joost", as the active, "Joost services the owner's car"; "is employed by" a name as "works at" it, "is employed
+  serviced by Joost", as the active, "Joost services the owner's car"; British "has got a
+  cat" as "has a cat"; "doesn't have" as "has no"; "at the moment" as "currently"; "is employed by" a name as "works at" it, "is employed
   as" as "works as"; "goes by" a name as "is called" it; "X's home is in" a place as "X lives
   in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed person, time, status or
   thing (added with those readings, ``lookalike-bank@2``; diets, "suffers from" and
@@ -318,6 +319,14 @@ PAIRS = [
     ("construction", "The owner's report is finished by Friday.", "The owner finishes the report on Friday."),
     ("construction", "The owner's garden is maintained by Joost.", "Joost maintained the owner's garden."),
     ("construction", "The owner's garden is maintained by Joost.", "Sam maintains the owner's garden."),
+    ("construction", "The owner has got a cat.", "The owner got a cat."),
+    ("construction", "The owner has got a cat.", "The owner had a cat."),
+    ("construction", "The owner has got married.", "The owner is married."),
+    ("construction", "The owner doesn't have a car.", "The owner has a car."),
+    ("construction", "The owner doesn't have a car.", "The owner didn't have a car."),
+    ("construction", "The owner doesn't make bread.", "The owner has no bread."),
+    ("construction", "The owner lives in Porto at the moment.", "The owner now lives in Porto."),
+    ("construction", "The owner lives in Porto at the moment.", "The owner lived in Porto at the moment."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

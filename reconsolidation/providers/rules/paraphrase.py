@@ -158,13 +158,15 @@ def _tokens(text: str) -> list[tuple[str, bool, int]]:
 
 # Durations, clock times and intervals said in words, read as the figures they are: "half an
 # hour" is 30 minutes, "an hour and a half" 90; "half past seven" is 7:30, "a quarter to nine"
-# 8:45; "every other week" and "fortnightly" are "every 2 weeks".
+# 8:45; "every other week" and "fortnightly" are "every 2 weeks" (and "at the moment" is
+# "currently").
 _SPOKEN_DURATIONS = {
     ("half", "an", "hour"): ("30", "minutes"),
     ("an", "hour", "and", "a", "half"): ("90", "minutes"),
     ("a", "quarter", "of", "an", "hour"): ("15", "minutes"),
     ("quarter", "of", "an", "hour"): ("15", "minutes"),
     ("three", "quarters", "of", "an", "hour"): ("45", "minutes"),
+    ("at", "the", "moment"): ("currently",),  # not a time: "lives in Porto at the moment"
 }
 _SPOKEN_CLOCK = {("half", "past"): 30, ("quarter", "past"): 15, ("quarter", "to"): -15}
 # Every second period said in words: "every other week" and "fortnightly" are "every 2 weeks".
@@ -327,7 +329,8 @@ def _parse(text: str) -> _Parsed:
             entities.add(token)
             continue
         if token in en.LIGHT:
-            light.add(en.LIGHT_SENSE[token])
+            if not (en.LIGHT_SENSE[token] == "do" and following in ("not", "n't")):
+                light.add(en.LIGHT_SENSE[token])  # not the "does" of "doesn't have": an auxiliary
             continue
         if token in _REFERENCE:
             classes["reference"].add(_REFERENCE[token])
@@ -392,6 +395,9 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
         return ""  # "works from home" is "works remotely" (not "worked from home": a past)
     if token == "home" and index >= 2 and words[index - 1] == "from" and words[index - 2] in _WORKS:
         return "remotely"
+    if token == "got" and index and words[index - 1] in _HAVE_PRESENT and (
+            following in _POSSESSED_START or en.number(following) is not None):
+        return ""  # British "has got two children" is "has two children" (not "has got married")
     if token == "next" and following == "to":
         return "beside"  # "lives next to a park" is "lives beside a park" (not "next week")
     if token in _SPEAKS and any(word in _FLUENT for word in words[index + 1:index + 1 + _FLUENT_WINDOW]):
@@ -657,6 +663,7 @@ _OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of someth
 _ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())
 _BE_PRESENT = frozenset(("is", "are", "am"))
 _HAVE_PRESENT = frozenset(("has", "have", "'ve"))
+_POSSESSED_START = frozenset("a an the my your his her its our their some any no".split())  # "has got a cat"
 # Words that may stand between "has" and "been" ("has never been", "has always been").
 _PERFECT_GAP = frozenset("already never just always ever recently lately".split())
 _PERFECT_GAP_MAX = 2

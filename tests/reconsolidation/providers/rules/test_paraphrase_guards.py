@@ -110,6 +110,11 @@ CASES = [
      "The owner leaves home at quarter past nine."),
     ("numbers", ("The owner wakes up at 6 a.m.", "The owner wakes up at 6:00."), "The owner wakes up at 6 p.m."),
     ("content", ("The owner lives next to a park.", "The owner lives beside a park."), "The owner lives near a park."),
+    # British "has got", the "does" of "doesn't have" (an auxiliary, no light verb), "at the moment"
+    ("tense", ("The owner has got two children.", "The owner has two children."), "The owner got two children."),
+    ("negation", ("The owner doesn't have a car.", "The owner has no car."), "The owner has a car."),
+    ("status", ("The owner lives in Porto at the moment.", "The owner currently lives in Porto."),
+     "The owner now lives in Porto."),
     # a present passive with "by" someone is the active with them first
     ("participants", ("The owner's garden is maintained by Joost.", "Joost maintains the owner's garden."),
      "The owner maintains Joost's garden."),
