@@ -12,7 +12,9 @@ differs changes the claim. Kinds (``KINDS``):
   (poodle/dog, apples/fruit, likes/loves, wants/needs);
 * ``role`` — a changed role or relation (employer/employee, teacher/student, who reports
   to whom — the same words in another order, or a passive's "by" that is not who acts first
-  on the other side ("is paid by Meridian" / "pays Meridian", ``@11``); "leaves for Oslo" / "leaves Oslo", which the
+  on the other side ("is paid by Meridian" / "pays Meridian"), or who is after a preposition
+  ("Sam is kind to the owner" / "the owner is kind to Sam") or acts after "is unable to",
+  which the guards once merged: ``@11``); "leaves for Oslo" / "leaves Oslo", which the
   guards once merged: ``lookalike-bank@6``; a verb and its possessed agent noun, "trains
   Sam" / "the owner's trainer is Sam", which they merged too: ``@7``);
 * ``polysemy`` — two words that share only a rarer sense (want/need share "require");
@@ -35,12 +37,15 @@ differs changes the claim. Kinds (``KINDS``):
   "alone", "works from home" as "works remotely", "speaks fluent Spanish" as "is fluent in
   Spanish", "next to" as "beside"; a present passive with "by" a person, "the owner's car is
   serviced by Joost", as the active, "Joost services the owner's car"; British "has got a
-  cat" as "has a cat"; "doesn't have" as "has no"; "at the moment" as "currently"; "is employed by" a name as "works at" it, "is employed
-  as" as "works as"; "goes by" a name as "is called" it; "X's home is in" a place as "X lives
-  in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed person, time, status or
-  thing (added with those readings, ``lookalike-bank@2``; diets, "suffers from" and
-  participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``; names, homes and
-  ages ``@8``; "employed as" ``@9``; public transport and "by profession" ``@10``; "alone", "remotely", "fluent" ``@11``);
+  cat" as "has a cat"; "doesn't have" as "has no"; "at the moment" as "currently"; "has to",
+  "ought to" and "is able to" as "must", "should" and "can"; "is employed by" a name as
+  "works at" it, "is employed as" as "works as"; "goes by" a name as "is called" it; "X's home
+  is in" a place as "X lives in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed
+  person, time, status or thing (added with those readings, ``lookalike-bank@2``; diets,
+  "suffers from" and participles ``@4``; expiry and travel by bike ``@5``; employment ``@6``;
+  names, homes and ages ``@8``; "employed as" ``@9``; public transport and "by profession"
+  ``@10``; "alone", "remotely", "fluent", "beside", passives, "has got", "doesn't have", "at
+  the moment" and modals said with "to" ``@11``);
 * ``variant`` — beside the words the guards read as one (two forms of one verb, whose
   tense must still be read: "died" / "dies", "fed" / "feeds", which the guards once merged,
   ``@8``; informal relation words,
@@ -327,6 +332,17 @@ PAIRS = [
     ("construction", "The owner doesn't make bread.", "The owner has no bread."),
     ("construction", "The owner lives in Porto at the moment.", "The owner now lives in Porto."),
     ("construction", "The owner lives in Porto at the moment.", "The owner lived in Porto at the moment."),
+    ("role", "Sam is unable to visit the owner.", "The owner cannot visit Sam."),
+    ("role", "Sam is able to visit the owner.", "The owner can visit Sam."),
+    ("role", "Sam has to visit the owner.", "The owner must visit Sam."),
+    ("role", "Sam is kind to the owner.", "The owner is kind to Sam."),
+    ("role", "Sam is grateful to the owner.", "The owner is grateful to Sam."),
+    ("role", "Sam is loyal to the owner.", "The owner is loyal to Sam."),
+    ("variant", "The owner has to leave early.", "The owner can leave early."),
+    ("variant", "The owner has to leave early.", "The owner had to leave early."),
+    ("variant", "The owner is able to swim.", "The owner was able to swim."),
+    ("variant", "The owner is able to swim.", "The owner cannot swim."),
+    ("variant", "The owner ought to drink more water.", "The owner must drink more water."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

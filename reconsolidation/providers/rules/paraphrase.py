@@ -299,6 +299,10 @@ def _parse(text: str) -> _Parsed:
             if token == "unable":
                 classes["modality"].add("can")  # "is unable to swim" is "cannot swim"
             continue
+        if following == "to" and (modal := _MODAL_PHRASES.get(token)) and _verb_follows(words, index + 2):
+            classes["modality"].add(modal)  # "is able to swim" is "can swim", "has to" "must", "ought to" "should"
+            past = past or en.is_past(token)  # "had to leave"
+            continue
         if token in en.MODAL:
             classes["modality"].add("will" if _going_to(tokens, index) else token.lstrip("'"))
             continue
@@ -574,6 +578,16 @@ def _entities(a: _Parsed, b: _Parsed) -> bool:
 
 
 _COPULA = frozenset("is are am was were be been being".split())
+_ABLE = frozenset(("able", "unable"))  # "is able to swim" says "can", no copula
+# Modals said with "to" before a verb: "has to leave" is "must leave" ("had to" keeps its past).
+_MODAL_PHRASES = {"able": "can", "ought": "should", "has": "must", "have": "must", "had": "must"}
+
+
+def _verb_follows(words: Sequence[str], index: int) -> bool:
+    """Whether a verb can stand at ``index``: a word that is no function word, number or
+    determiner ("has to leave", not "has to Sam" or "has to 5")."""
+    return index < len(words) and words[index] not in en.FUNCTION and words[index] not in _DETERMINERS \
+        and en.number(words[index]) is None and bool(_verbs(words[index]))
 _DETERMINERS = frozenset("the a an my his her their our your its".split())
 
 
@@ -716,9 +730,12 @@ def _passive_agent(tokens: Sequence[tuple[str, bool, int]], index: int) -> str:
 
 
 def _copular(parsed: _Parsed) -> bool:
-    """A form of "be" that is not the auxiliary of a progressive ("is reporting")."""
+    """A form of "be" that is not the auxiliary of a progressive ("is reporting") or of a
+    modal said in words ("is able to", "is unable to", "is going to": the verb after "to" is
+    the statement's own, and who does it comes first)."""
     words = parsed.words
-    return any(word in _COPULA and not (index + 1 < len(words) and words[index + 1].endswith("ing"))
+    return any(word in _COPULA and not (index + 1 < len(words) and (words[index + 1].endswith("ing") or (
+        words[index + 1] in _ABLE and words[index + 2:index + 3] == ("to",))))
                for index, word in enumerate(words))
 
 
@@ -731,7 +748,9 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
     "the owner is Sam's manager"), and when they name several, each must own the same thing
     ("Sam's sister is the owner's friend" is not "the owner's sister is Sam's friend"). A
     participant both sides put after a preposition must be after the same one ("works with
-    Sam" is not "works for Sam"); who acts in a present passive ("is serviced by Joost") is
+    Sam" is not "works for Sam"), and where both have a copula, the same ones are after a
+    preposition ("Sam is kind to the owner" is not "the owner is kind to Sam"); who acts in a
+    present passive ("is serviced by Joost") is
     who acts first on a side without one ("Joost services the owner's car"); and without a
     copula, which may say a role either way ("works at Meridian", "Meridian is the owner's
     employer"), a participant only one side
@@ -744,6 +763,11 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
         return True
     if any(before_a[key] != before_b[key] for key in before_a.keys() & before_b.keys()):
         return False
+    # who is after a preposition, not a possessor's "of" nor an order's "than" (``_sides``)
+    after_a, after_b = ({key for key, preposition in before.items() if preposition not in ("of", "than")}
+                        for before in (before_a, before_b))
+    if after_a and after_b and after_a != after_b and _copular(a) and _copular(b):
+        return False  # "Sam is kind to the owner" is not "the owner is kind to Sam"
     agent_a, agent_b = a.agent, b.agent
     if agent_a != agent_b:  # who acts in a passive acts first on the other side, which has no copula
         agent, other, other_core = (agent_a, b, core_b) if agent_a else (agent_b, a, core_a)

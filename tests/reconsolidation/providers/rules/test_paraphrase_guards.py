@@ -115,6 +115,13 @@ CASES = [
     ("negation", ("The owner doesn't have a car.", "The owner has no car."), "The owner has a car."),
     ("status", ("The owner lives in Porto at the moment.", "The owner currently lives in Porto."),
      "The owner now lives in Porto."),
+    # modals said with "to": "has to" is "must", "ought to" "should", "is able to" "can"
+    ("modality", ("The owner has to avoid gluten.", "The owner must avoid gluten."), "The owner can avoid gluten."),
+    ("modality", ("The owner ought to drink more water.", "The owner should drink more water."),
+     "The owner must drink more water."),
+    ("tense", ("The owner is able to swim.", "The owner can swim."), "The owner was able to swim."),
+    ("tense", ("The owner has to work on Saturdays.", "The owner must work on Saturdays."),
+     "The owner had to work on Saturdays."),
     # a present passive with "by" someone is the active with them first
     ("participants", ("The owner's garden is maintained by Joost.", "Joost maintains the owner's garden."),
      "The owner maintains Joost's garden."),
@@ -312,6 +319,19 @@ def test_a_different_subject_blocks_even_the_same_words_and_case_does_not():
     a = view("She is allergic to cats.", 1, subject="Dana")
     assert paraphrase.check(a, view("She has a cat allergy.", 2, subject="Lena")).refused == "fields"
     assert paraphrase.check(a, view("She has a cat allergy.", 2, subject=" dana ")).ok
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Sam is unable to visit the owner.", "The owner cannot visit Sam."),
+    ("Sam is able to visit the owner.", "The owner can visit Sam."),
+    ("Sam has to visit the owner.", "The owner must visit Sam."),
+    ("Sam is kind to the owner.", "The owner is kind to Sam."),
+    ("Sam is grateful to the owner.", "The owner is grateful to Sam."),
+])
+def test_who_acts_or_stands_after_a_preposition_is_never_swapped(a, b):
+    # "is able to" and "is unable to" are modals, not a copula that frees the order; with a
+    # copula on both sides, who is after the preposition is who it is about
+    assert paraphrase.check(view(a, 1), view(b, 2)).refused == "participants"
 
 
 def test_a_set_passes_only_when_every_pair_does_and_names_its_weakest_match():
