@@ -94,9 +94,11 @@ CASES = [
     ("direction", ("The owner works remotely.", "The owner works from home."), "The owner works from the office."),
     ("content", ("The owner is fluent in Spanish.", "The owner speaks fluent Spanish."),
      "The owner writes fluent Spanish."),
-    ("tense", ("The owner speaks Spanish fluently.", "The owner is fluent in Spanish."), "The owner spoke fluent Spanish."),
+    ("tense", ("The owner speaks Spanish fluently.", "The owner is fluent in Spanish."),
+     "The owner spoke fluent Spanish."),
     ("numbers", ("The owner has lunch at noon.", "The owner has lunch at 12:00."), "The owner has lunch at 12:30."),
-    ("numbers", ("The owner has lunch at midday.", "The owner has lunch at 12 pm."), "The owner has lunch at midnight."),
+    ("numbers", ("The owner has lunch at midday.", "The owner has lunch at 12 pm."),
+     "The owner has lunch at midnight."),
     # durations and clock times said in words, and "a.m." / "p.m.", are their figures
     ("numbers", ("The owner meditates for half an hour.", "The owner meditates for 30 minutes."),
      "The owner meditates for an hour."),
