@@ -60,7 +60,8 @@ differs changes the claim. Kinds (``KINDS``):
   fan of" as "likes"; "would rather" as "prefers"; "intends" as "plans"; "is unable to" as
   "cannot"; "seldom" and "occasionally" as "rarely" and "sometimes"; "noon" and "midday" as 12:00;
   "half an hour", "half past seven", "a quarter to nine" and "6 a.m." as their figures; "every
-  other week" and "fortnightly" as "every two weeks"), a changed relation, period, tense,
+  other week" and "fortnightly" as "every two weeks"; "more than 5,000" as "over 5,000", "or
+  so" as "about"), a changed relation, period, tense,
   number of people or word (``lookalike-bank@3``; volition, clock times and dialect words
   ``@4``; the future and plainer words ``@5``; formal words ``@6``; "a fan of", "would
   rather", "intends" and "unable" ``@8``; "seldom", "occasionally" ``@10``; "noon", durations and clock times in words ``@11``).
@@ -345,6 +346,11 @@ PAIRS = [
     ("variant", "The owner is able to swim.", "The owner was able to swim."),
     ("variant", "The owner is able to swim.", "The owner cannot swim."),
     ("variant", "The owner ought to drink more water.", "The owner must drink more water."),
+    ("variant", "The owner earns more than 5,000 euros a month.", "The owner earns less than 5,000 euros a month."),
+    ("variant", "The owner earns more than 5,000 euros a month.", "The owner earns 5,000 euros a month."),
+    ("variant", "The owner likes tea more than coffee.", "The owner likes tea over coffee."),
+    ("variant", "The owner sleeps for seven hours or so.", "The owner sleeps for seven hours."),
+    ("variant", "The owner sleeps for seven hours or so.", "The owner sleeps for seven or eight hours."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

@@ -159,7 +159,7 @@ def _tokens(text: str) -> list[tuple[str, bool, int]]:
 # Durations, clock times and intervals said in words, read as the figures they are: "half an
 # hour" is 30 minutes, "an hour and a half" 90; "half past seven" is 7:30, "a quarter to nine"
 # 8:45; "every other week" and "fortnightly" are "every 2 weeks" (and "at the moment" is
-# "currently").
+# "currently", "more than 5,000" "over 5,000", "seven hours or so" "about seven hours").
 _SPOKEN_DURATIONS = {
     ("half", "an", "hour"): ("30", "minutes"),
     ("an", "hour", "and", "a", "half"): ("90", "minutes"),
@@ -169,6 +169,8 @@ _SPOKEN_DURATIONS = {
     ("at", "the", "moment"): ("currently",),  # not a time: "lives in Porto at the moment"
 }
 _SPOKEN_CLOCK = {("half", "past"): 30, ("quarter", "past"): 15, ("quarter", "to"): -15}
+# A bound said with "than" before a number is the one-word bound: "more than 5,000" is "over 5,000".
+_BOUNDS = {"more": "over", "less": "under", "fewer": "under"}
 # Every second period said in words: "every other week" and "fortnightly" are "every 2 weeks".
 _ALTERNATE = frozenset(("other", "second"))
 _ALTERNATE_PERIODS = frozenset(("day", "week", "month", "year", "weekend", "morning", "evening", "night"))
@@ -189,6 +191,12 @@ def _spoken(tokens: list[tuple[str, bool, int]]) -> list[tuple[str, bool, int]]:
         elif words[:1] == ("every",) and len(words) > 2 and words[1] in _ALTERNATE and words[2] in _ALTERNATE_PERIODS:
             out.extend((word, False, tokens[index][2]) for word in ("every", "2", en.plural(words[2])))
             index += 3
+        elif words[1:2] == ("than",) and words[0] in _BOUNDS and len(words) > 2 and en.number(words[2]) is not None:
+            out.append((_BOUNDS[words[0]], False, tokens[index][2]))  # "more than 5,000" is "over 5,000"
+            index += 2
+        elif words[:2] == ("or", "so") and out and (en.number(out[-1][0]) is not None or out[-1][0] in en.UNITS):
+            out.append(("about", False, tokens[index][2]))  # "seven hours or so" is "about seven hours"
+            index += 2
         elif words[:1] == ("fortnightly",):
             out.extend((word, False, tokens[index][2]) for word in ("every", "2", "weeks"))
             index += 1

@@ -117,6 +117,11 @@ CASES = [
     ("negation", ("The owner doesn't have a car.", "The owner has no car."), "The owner has a car."),
     ("status", ("The owner lives in Porto at the moment.", "The owner currently lives in Porto."),
      "The owner now lives in Porto."),
+    # a bound before a number said with "than", and "or so", are the one-word bound and "about"
+    ("comparison", ("The owner earns more than 5,000 euros a month.", "The owner earns over 5,000 euros a month."),
+     "The owner earns less than 5,000 euros a month."),
+    ("comparison", ("The owner sleeps for seven hours or so.", "The owner sleeps for about seven hours."),
+     "The owner sleeps for seven hours."),
     # modals said with "to": "has to" is "must", "ought to" "should", "is able to" "can"
     ("modality", ("The owner has to avoid gluten.", "The owner must avoid gluten."), "The owner can avoid gluten."),
     ("modality", ("The owner ought to drink more water.", "The owner should drink more water."),
