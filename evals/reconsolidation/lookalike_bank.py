@@ -61,7 +61,7 @@ differs changes the claim. Kinds (``KINDS``):
   "cannot"; "seldom" and "occasionally" as "rarely" and "sometimes"; "noon" and "midday" as 12:00;
   "half an hour", "half past seven", "a quarter to nine" and "6 a.m." as their figures; "every
   other week" and "fortnightly" as "every two weeks"; "more than 5,000" as "over 5,000", "or
-  so" as "about"), a changed relation, period, tense,
+  so" as "about"; "the owner's usual bedtime" as "usually goes to bed"), a changed relation, period, tense,
   number of people or word (``lookalike-bank@3``; volition, clock times and dialect words
   ``@4``; the future and plainer words ``@5``; formal words ``@6``; "a fan of", "would
   rather", "intends" and "unable" ``@8``; "seldom", "occasionally" ``@10``; "noon", durations and clock times in words ``@11``).
@@ -351,6 +351,10 @@ PAIRS = [
     ("variant", "The owner likes tea more than coffee.", "The owner likes tea over coffee."),
     ("variant", "The owner sleeps for seven hours or so.", "The owner sleeps for seven hours."),
     ("variant", "The owner sleeps for seven hours or so.", "The owner sleeps for seven or eight hours."),
+    ("variant", "The owner's usual bedtime is 23:00.", "The owner sometimes goes to bed at 23:00."),
+    ("variant", "The owner's usual bedtime is 23:00.", "The owner's usual bedtime was 23:00."),
+    ("variant", "The owner's usual bedtime is 23:00.", "The owner's son's usual bedtime is 23:00."),
+    ("variant", "The owner's typical breakfast is porridge.", "The owner rarely has porridge for breakfast."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

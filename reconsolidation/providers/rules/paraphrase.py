@@ -299,6 +299,9 @@ def _parse(text: str) -> _Parsed:
         if token in en.FREQUENCY:
             frequency.add(en.SAME_FREQUENCY.get(token, token))
             continue
+        if token in _USUAL and index and words[index - 1] in _ATTRIBUTIVE:
+            frequency.add("usually")  # "the owner's usual bedtime is 23:00": "usually goes to bed at 23:00"
+            continue
         if token in en.APPROX:
             classes["comparison"].add("approx")
             continue
@@ -684,6 +687,7 @@ _OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of someth
 # After these an -ed word is an adjective before its noun, not a past tense.
 _ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())
 _BE_PRESENT = frozenset(("is", "are", "am"))
+_USUAL = frozenset(("usual", "typical"))  # before a noun, after "the" or a possessive: "usually"
 _HAVE_PRESENT = frozenset(("has", "have", "'ve"))
 _POSSESSED_START = frozenset("a an the my your his her its our their some any no".split())  # "has got a cat"
 # Words that may stand between "has" and "been" ("has never been", "has always been").

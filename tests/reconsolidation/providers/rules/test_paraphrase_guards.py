@@ -122,6 +122,10 @@ CASES = [
      "The owner earns less than 5,000 euros a month."),
     ("comparison", ("The owner sleeps for seven hours or so.", "The owner sleeps for about seven hours."),
      "The owner sleeps for seven hours."),
+    ("frequency", ("The owner's usual bedtime is 23:00.", "The owner usually goes to bed at 23:00."),
+     "The owner sometimes goes to bed at 23:00."),
+    ("tense", ("The owner's typical breakfast is porridge.", "The owner typically has porridge for breakfast."),
+     "The owner's typical breakfast was porridge."),
     # modals said with "to": "has to" is "must", "ought to" "should", "is able to" "can"
     ("modality", ("The owner has to avoid gluten.", "The owner must avoid gluten."), "The owner can avoid gluten."),
     ("modality", ("The owner ought to drink more water.", "The owner should drink more water."),
