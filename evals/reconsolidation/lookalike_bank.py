@@ -38,7 +38,8 @@ differs changes the claim. Kinds (``KINDS``):
   Spanish", "next to" as "beside"; a present passive with "by" a person, "the owner's car is
   serviced by Joost", as the active, "Joost services the owner's car"; British "has got a
   cat" as "has a cat"; "doesn't have" as "has no"; "at the moment" as "currently"; "has to",
-  "ought to" and "is able to" as "must", "should" and "can"; "is employed by" a name as
+  "ought to" and "is able to" as "must", "should" and "can"; "the name of the cat is" as
+  "the cat is called"; "is employed by" a name as
   "works at" it, "is employed as" as "works as"; "goes by" a name as "is called" it; "X's home
   is in" a place as "X lives in" it; "X's age is 40" and "is aged 40" as "is 40"), a changed
   person, time, status or thing (added with those readings, ``lookalike-bank@2``; diets,
@@ -355,6 +356,10 @@ PAIRS = [
     ("variant", "The owner's usual bedtime is 23:00.", "The owner's usual bedtime was 23:00."),
     ("variant", "The owner's usual bedtime is 23:00.", "The owner's son's usual bedtime is 23:00."),
     ("variant", "The owner's typical breakfast is porridge.", "The owner rarely has porridge for breakfast."),
+    ("construction", "The name of the owner's cat is Miso.", "The owner's dog is called Miso."),
+    ("construction", "The name of the owner's cat is Miso.", "The name of the owner's cat was Miso."),
+    ("construction", "The name of the owner's cat is Miso.", "The owner is called Miso."),
+    ("construction", "The owner forgot the name of the cat.", "The owner forgot the cat."),
     ("variant", "The owner seldom eats meat.", "The owner never eats meat."),
     ("variant", "The owner seldom eats meat.", "The owner sometimes eats meat."),
     ("variant", "The owner occasionally swims.", "The owner often swims."),

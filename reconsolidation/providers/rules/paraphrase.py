@@ -394,6 +394,9 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
     possessed = index and words[index - 1] == "'s"
     if token == "name" and possessed and following in ("is", "are"):
         return ""  # "the cat's name is Miso" is "the cat is called Miso"
+    if token == "name" and index and words[index - 1] == "the" and following == "of" \
+            and _COPULA_PRESENT & set(words[index + 2:index + 2 + _NAME_OF_WINDOW]):
+        return ""  # "the name of the owner's cat is Miso" is "the owner's cat is called Miso"
     if token == "age" and possessed and en.number(after_copula) is not None:
         return ""  # "the owner's age is 40" is "the owner is 40 (years old)"
     if token == "aged" and en.number(following) is not None:
@@ -687,6 +690,8 @@ _OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of someth
 # After these an -ed word is an adjective before its noun, not a past tense.
 _ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())
 _BE_PRESENT = frozenset(("is", "are", "am"))
+_COPULA_PRESENT = frozenset(("is", "are"))
+_NAME_OF_WINDOW = 5  # "the name of [the owner's new] cat is": the copula within this many words of "of"
 _USUAL = frozenset(("usual", "typical"))  # before a noun, after "the" or a possessive: "usually"
 _HAVE_PRESENT = frozenset(("has", "have", "'ve"))
 _POSSESSED_START = frozenset("a an the my your his her its our their some any no".split())  # "has got a cat"

@@ -126,6 +126,8 @@ CASES = [
      "The owner sometimes goes to bed at 23:00."),
     ("tense", ("The owner's typical breakfast is porridge.", "The owner typically has porridge for breakfast."),
      "The owner's typical breakfast was porridge."),
+    ("content", ("The name of the owner's cat is Miso.", "The owner's cat is called Miso."),
+     "The owner's dog is called Miso."),
     # modals said with "to": "has to" is "must", "ought to" "should", "is able to" "can"
     ("modality", ("The owner has to avoid gluten.", "The owner must avoid gluten."), "The owner can avoid gluten."),
     ("modality", ("The owner ought to drink more water.", "The owner should drink more water."),
