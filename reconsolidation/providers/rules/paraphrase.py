@@ -160,7 +160,7 @@ def _tokens(text: str) -> list[tuple[str, bool, int]]:
 # hour" is 30 minutes, "an hour and a half" 90; "half past seven" is 7:30, "a quarter to nine"
 # 8:45; "every other week" and "fortnightly" are "every 2 weeks" (and "at the moment" is
 # "currently", "more than 5,000" "over 5,000", "seven hours or so" "about seven hours").
-_SPOKEN_DURATIONS = {
+_SPOKEN_PHRASES = {
     ("half", "an", "hour"): ("30", "minutes"),
     ("an", "hour", "and", "a", "half"): ("90", "minutes"),
     ("a", "quarter", "of", "an", "hour"): ("15", "minutes"),
@@ -177,17 +177,17 @@ _ALTERNATE_PERIODS = frozenset(("day", "week", "month", "year", "weekend", "morn
 
 
 def _spoken(tokens: list[tuple[str, bool, int]]) -> list[tuple[str, bool, int]]:
-    """``tokens`` with each duration, clock time or interval said in words replaced by its
-    figures, at the position of its first word (``_SPOKEN_DURATIONS``, ``_SPOKEN_CLOCK``: the
-    hour one to twelve, said as a word or a figure; ``_ALTERNATE``)."""
+    """``tokens`` with each duration, clock time, interval or bound said in words replaced by
+    its figures, at the position of its first word (``_SPOKEN_PHRASES``; ``_SPOKEN_CLOCK``,
+    the hour one to twelve said as a word or a figure; ``_ALTERNATE``; ``_BOUNDS``; "or so")."""
     out, index = [], 0
     while index < len(tokens):
         words = tuple(token for token, _, _ in tokens[index:index + 5])
-        duration = next((phrase for phrase in _SPOKEN_DURATIONS if words[:len(phrase)] == phrase), None)
+        phrase = next((said for said in _SPOKEN_PHRASES if words[:len(said)] == said), None)
         hour = en.number(words[2]) if len(words) > 2 and words[:2] in _SPOKEN_CLOCK else None
-        if duration is not None:
-            out.extend((figure, False, tokens[index][2]) for figure in _SPOKEN_DURATIONS[duration])
-            index += len(duration)
+        if phrase is not None:
+            out.extend((figure, False, tokens[index][2]) for figure in _SPOKEN_PHRASES[phrase])
+            index += len(phrase)
         elif words[:1] == ("every",) and len(words) > 2 and words[1] in _ALTERNATE and words[2] in _ALTERNATE_PERIODS:
             out.extend((word, False, tokens[index][2]) for word in ("every", "2", en.plural(words[2])))
             index += 3
@@ -602,6 +602,8 @@ def _verb_follows(words: Sequence[str], index: int) -> bool:
     determiner ("has to leave", not "has to Sam" or "has to 5")."""
     return index < len(words) and words[index] not in en.FUNCTION and words[index] not in _DETERMINERS \
         and en.number(words[index]) is None and bool(_verbs(words[index]))
+
+
 _DETERMINERS = frozenset("the a an my his her their our your its".split())
 
 
@@ -732,9 +734,10 @@ def _passive_agent(tokens: Sequence[tuple[str, bool, int]], index: int) -> str:
     "by" follows a past participle after a present "is" ("the owner's car is serviced by
     Joost": joost). '' for any other "by": a deadline ("is finished by Friday"), someone the
     guards do not follow ("by a gardener"), or "is employed by", which ``_construction`` reads."""
+    if tokens[index][0] != "by" or index < 2:
+        return ""
     words = [token for token, _, _ in tokens]
-    if words[index] != "by" or index < 2 or not en.is_past(words[index - 1]) or words[index - 2] not in _BE_PRESENT \
-            or words[index - 1] in _EMPLOYED:
+    if not en.is_past(words[index - 1]) or words[index - 2] not in _BE_PRESENT or words[index - 1] in _EMPLOYED:
         return ""
     at = index + 1 + (index + 1 < len(words) and words[index + 1] in _DETERMINERS)
     if at >= len(words):
@@ -767,13 +770,12 @@ def _same_roles(a: _Parsed, b: _Parsed) -> bool:
     participant both sides put after a preposition must be after the same one ("works with
     Sam" is not "works for Sam"), and where both have a copula, the same ones are after a
     preposition ("Sam is kind to the owner" is not "the owner is kind to Sam"); who acts in a
-    present passive ("is serviced by Joost") is
-    who acts first on a side without one ("Joost services the owner's car"); and without a
-    copula, which may say a role either way ("works at Meridian", "Meridian is the owner's
-    employer"), a participant only one side
-    puts after "for" (a destination or a beneficiary) is not the other's object: "leaves for
-    Oslo" is not "leaves Oslo". (Other prepositions come and go with an instrument or a place:
-    "reads on a Kobo" is "uses a Kobo to read".)"""
+    present passive ("is serviced by Joost") is who acts first on a side without one ("Joost
+    services the owner's car"); and without a copula, which may say a role either way ("works
+    at Meridian", "Meridian is the owner's employer"), a participant only one side puts after
+    "for" (a destination or a beneficiary) is not the other's object: "leaves for Oslo" is not
+    "leaves Oslo". (Other prepositions come and go with an instrument or a place: "reads on a
+    Kobo" is "uses a Kobo to read".)"""
     found_a, core_a, owns_a, before_a = _participants(a, _names(a, b))
     found_b, core_b, owns_b, before_b = _participants(b, _names(b, a))
     if found_a != found_b or len(found_a) < 2:
