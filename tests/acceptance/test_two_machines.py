@@ -84,13 +84,24 @@ def test_two_web_workers_and_two_celery_workers_serve_several_busy_owners_withou
     deadline = time.monotonic() + PERIOD_SECONDS
     counter = iter(range(1_000_000))
     counter_lock = threading.Lock()
+    # Clients busy an owner only once its bank is in: an owner's first generation starts with
+    # its first original, and a generation finished over one live write leaves a same-day
+    # import to tomorrow's (``leases.claim_due``), so a write that won the race against the
+    # import left that owner without a slice to watch (failed by chance on a slow machine).
+    imported: list[Owner] = []
+    imported_lock = threading.Lock()
 
     def client(seed: int) -> int:
         rng = random.Random(seed)
         local = Api(product.base_url)
         done = 0
         while time.monotonic() < deadline:
-            owner = rng.choice(owners)
+            with imported_lock:
+                ready = list(imported)
+            if not ready:
+                time.sleep(0.1)
+                continue
+            owner = rng.choice(ready)
             action = rng.random()
             if action < 0.5:
                 result = local.search(owner.token, rng.choice(QUERIES))
@@ -110,6 +121,8 @@ def test_two_web_workers_and_two_celery_workers_serve_several_busy_owners_withou
         # Staggered imports, so that dreaming runs on the workers while clients are busy.
         for owner in owners:
             stack.manage_json(product.env, "import_memory_bank", str(owner.path), "--owner", owner.ref)
+            with imported_lock:
+                imported.append(owner)
             time.sleep(PERIOD_SECONDS / (OWNERS * 2))
 
     with ThreadPoolExecutor(CLIENT_THREADS + 1) as pool:
