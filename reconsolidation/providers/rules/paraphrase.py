@@ -64,7 +64,6 @@ _EMPLOYED = frozenset(("employed",))  # after a present "is": "is employed by Me
 _OCCUPATION = frozenset(("profession", "trade", "occupation"))  # "a nurse by profession": not "by training"
 _HOME_PLACES = frozenset(("in", "near", "outside"))  # "'s home is in Porto": where one lives
 _NOON = frozenset(("noon", "midday"))  # a time of day, 12:00 (not "midnight": 0:00 or 24:00)
-_OWN_WHOSE = frozenset("my your his her its our their".split())  # "on their own"
 _REFLEXIVES = frozenset("myself yourself himself herself themselves ourselves themself".split())
 _SPEAKS = frozenset(("speak", "speaks"))  # present forms only: "spoke fluent Spanish" keeps its past
 _FLUENT = frozenset(("fluent", "fluently"))
@@ -395,7 +394,7 @@ def _construction(tokens: Sequence[tuple[str, bool, int]], words: tuple[str, ...
     if token == "name" and possessed and following in ("is", "are"):
         return ""  # "the cat's name is Miso" is "the cat is called Miso"
     if token == "name" and index and words[index - 1] == "the" and following == "of" \
-            and _COPULA_PRESENT & set(words[index + 2:index + 2 + _NAME_OF_WINDOW]):
+            and _BE_PRESENT & set(words[index + 2:index + 2 + _NAME_OF_WINDOW]):
         return ""  # "the name of the owner's cat is Miso" is "the owner's cat is called Miso"
     if token == "age" and possessed and en.number(after_copula) is not None:
         return ""  # "the owner's age is 40" is "the owner is 40 (years old)"
@@ -429,7 +428,7 @@ def _on_own(words: Sequence[str], index: int) -> bool:
     if index < 0 or index + 2 >= len(words) or words[index] != "on" or words[index + 2] != "own":
         return False
     after = words[index + 3] if index + 3 < len(words) else ""
-    return words[index + 1] in _OWN_WHOSE and (not after or after in en.FUNCTION)
+    return words[index + 1] in _POSSESSIVES and (not after or after in en.FUNCTION)
 
 
 def _going_to(tokens: Sequence[tuple[str, bool, int]], index: int) -> bool:
@@ -598,13 +597,14 @@ _MODAL_PHRASES = {"able": "can", "ought": "should", "has": "must", "have": "must
 
 
 def _verb_follows(words: Sequence[str], index: int) -> bool:
-    """Whether a verb can stand at ``index``: a word that is no function word, number or
-    determiner ("has to leave", not "has to Sam" or "has to 5")."""
-    return index < len(words) and words[index] not in en.FUNCTION and words[index] not in _DETERMINERS \
-        and en.number(words[index]) is None and bool(_verbs(words[index]))
+    """Whether a verb can stand at ``index``: a word that is no function word or number
+    ("has to leave", not "has to Sam", "has to the gym" or "has to second")."""
+    return index < len(words) and words[index] not in en.FUNCTION and en.number(words[index]) is None \
+        and bool(_verbs(words[index]))
 
 
 _DETERMINERS = frozenset("the a an my his her their our your its".split())
+_POSSESSIVES = _DETERMINERS - {"the", "a", "an"}  # "on their own"
 
 
 _PREPOSITIONS = frozenset("in on at for with to from of by about into onto near behind after before under over"
@@ -692,11 +692,10 @@ _OWN_NOUNS = ("birth", "name")  # what "X's ..." says of X itself, not of someth
 # After these an -ed word is an adjective before its noun, not a past tense.
 _ATTRIBUTIVE = frozenset("the a an my his her their our your its 's".split())
 _BE_PRESENT = frozenset(("is", "are", "am"))
-_COPULA_PRESENT = frozenset(("is", "are"))
 _NAME_OF_WINDOW = 5  # "the name of [the owner's new] cat is": the copula within this many words of "of"
 _USUAL = frozenset(("usual", "typical"))  # before a noun, after "the" or a possessive: "usually"
 _HAVE_PRESENT = frozenset(("has", "have", "'ve"))
-_POSSESSED_START = frozenset("a an the my your his her its our their some any no".split())  # "has got a cat"
+_POSSESSED_START = _DETERMINERS | {"some", "any", "no"}  # what "has got" a thing begins with: "has got a cat"
 # Words that may stand between "has" and "been" ("has never been", "has always been").
 _PERFECT_GAP = frozenset("already never just always ever recently lately".split())
 _PERFECT_GAP_MAX = 2
